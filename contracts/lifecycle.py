@@ -1,0 +1,112 @@
+"""Commands and events every game shares: creating, joining, starting, resigning, ending."""
+
+from __future__ import annotations
+
+import msgspec
+
+# ---- commands ---------------------------------------------------------------------------
+
+
+class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
+    game_type: str
+    num_players: int
+    # Seconds a seat may take per decision; None: no limit. Past it the default action is played.
+    move_timeout_s: float | None = None
+
+
+class JoinSeat(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    name: str
+    kind: str = "human"  # "human" | "bot"
+
+
+class StartGame(msgspec.Struct, frozen=True, kw_only=True):
+    pass
+
+
+class Resign(msgspec.Struct, frozen=True, kw_only=True):
+    pass
+
+
+class ForceDefault(msgspec.Struct, frozen=True, kw_only=True):
+    """Sent by the timer service: play the default action for `seat` if it is still waited on."""
+
+    seat: int
+    at_version: int
+
+
+# ---- events -----------------------------------------------------------------------------
+
+
+class GameCreated(msgspec.Struct, frozen=True, kw_only=True):
+    game_type: str
+    num_players: int
+    rules_version: str
+    data_version: str
+    seed_commitment: str
+    # Private: removed from every public projection until SeedRevealed.
+    seed: str | None = None
+    move_timeout_s: float | None = None
+
+
+class SeatJoined(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    name: str
+    kind: str
+    # Private: the public projection drops it.
+    token_hash: str | None = None
+
+
+class GameStarted(msgspec.Struct, frozen=True, kw_only=True):
+    pass
+
+
+class PlayerResigned(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+
+
+class DefaultActionForced(msgspec.Struct, frozen=True, kw_only=True):
+    """The next events were played for `seat` by the referee (timeout or resignation)."""
+
+    seat: int
+    reason: str  # "timeout" | "resigned"
+    command_type: str
+
+
+class GameEnded(msgspec.Struct, frozen=True, kw_only=True):
+    scores: list[int]
+    winners: list[int]
+    breakdown: list[dict[str, int]] = msgspec.field(default_factory=list)
+
+
+class SeedRevealed(msgspec.Struct, frozen=True, kw_only=True):
+    seed: str
+
+
+class CommandRejected(msgspec.Struct, frozen=True, kw_only=True):
+    """A refusal is part of the audit trail: what was asked, by whom, and which rule refused it."""
+
+    command_id: str
+    command_type: str
+    seat: int | None
+    rule: str
+    text: str
+    detail: str = ""
+    authenticated: bool = False
+    expected_version: int | None = None
+    correlation_id: str | None = None
+    # The payload as received, so an auditor sees exactly what was asked.
+    payload: msgspec.Raw = msgspec.Raw(b"{}")
+
+
+COMMANDS: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat, StartGame, Resign, ForceDefault)
+EVENTS: tuple[type[msgspec.Struct], ...] = (
+    GameCreated,
+    SeatJoined,
+    GameStarted,
+    PlayerResigned,
+    DefaultActionForced,
+    GameEnded,
+    SeedRevealed,
+    CommandRejected,
+)

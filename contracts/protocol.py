@@ -1,0 +1,46 @@
+"""The headless bot protocol: what a seat's stream carries (see docs/bots.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Action(msgspec.Struct, frozen=True, kw_only=True):
+    """A legal command, ready to send: put `type` and `payload` into a CommandEnvelope."""
+
+    type: str
+    payload: dict[str, Any]
+
+
+class TurnRequest(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
+    game_id: str
+    seat: int
+    # Send it back as the command's expected_version: a stale answer is refused (GAME-STALE).
+    version: int
+    view: dict[str, Any]
+    legal_actions: list[Action]
+    # Epoch milliseconds after which the referee plays the seat's default action; None: no limit.
+    deadline_ms: int | None = None
+
+
+class GameOver(msgspec.Struct, frozen=True, kw_only=True, tag="over"):
+    game_id: str
+    version: int
+    scores: list[int]
+    winners: list[int]
+
+
+SeatMessage = TurnRequest | GameOver
+
+
+class HostBot(msgspec.Struct, frozen=True, kw_only=True):
+    """Asks a bot runner to join `seat` of `game_id` with a bot of `kind` and play it."""
+
+    game_id: str
+    seat: int
+    kind: str
+    game_type: str = "sentient"
+    name: str | None = None
+    seed: int = 0

@@ -1,0 +1,1 @@
+"""dicestream: an event-sourced referee for board games over Redis Streams."""

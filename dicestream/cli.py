@@ -1,0 +1,275 @@
+"""The `dicestream` command line (typer + rich)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+import redis.asyncio as aredis
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.envelope import CommandEnvelope
+from contracts.protocol import HostBot
+from contracts.registry import command_type
+from contracts.schema import documents, render
+from services import logs
+from services.client import Client
+from services.config import Settings, from_env
+from services.eventstore.keys import Keys
+from services.redis_server import EmbeddedRedis, resolve_url
+
+app = typer.Typer(help="Event-sourced board game referee over Redis Streams.", no_args_is_help=True)
+projector_app = typer.Typer(help="Read models.", no_args_is_help=True)
+app.add_typer(projector_app, name="projector")
+console = Console()
+DATA_DIR = Path(os.environ.get("DICESTREAM_DATA", ".dicestream"))
+
+
+def _setup(quiet: bool = False) -> tuple[Settings, str, EmbeddedRedis | None]:
+    settings = from_env()
+    logs.configure("warning" if quiet else settings.log_level, settings.log_format)
+    url, server = resolve_url(settings.redis_url, DATA_DIR / "redis")
+    if server is not None:
+        console.print(f"[dim]No Redis configured or answering: started an embedded one at {url} "
+                      f"(data in {server.dir}).[/]")
+    return settings, url, server
+
+
+def _run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+@app.command()
+def up() -> None:
+    """Run every service (referee, projector, turns, bot runner) in this process until Ctrl-C."""
+    settings, url, _server = _setup()
+    _run(_serve(settings, url, None))
+
+
+@app.command()
+def serve(name: Annotated[str, typer.Argument(help="referee | projector | turns | botrunner")]) -> None:
+    """Run one service (what each container runs)."""
+    from dicestream.runtime import SERVICES
+
+    if name not in SERVICES:
+        raise typer.BadParameter(f"one of {', '.join(SERVICES)}")
+    settings, url, _server = _setup()
+    _run(_serve(settings, url, (name,)))
+
+
+async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) -> None:
+    from dicestream.runtime import SERVICES, running
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with running(settings, url, names or SERVICES):
+        console.print(f"[green]running {', '.join(names or SERVICES)} on {url}[/] (Ctrl-C stops)")
+        await stop.wait()
+
+
+@app.command()
+def demo(
+    games: Annotated[int, typer.Option(help="games to play")] = 3,
+    players: Annotated[str, typer.Option(help="player counts, cycled over the games")] = "2,3,4",
+    bots: Annotated[str, typer.Option(help="bot kinds, cycled over the seats")] = "greedy,random",
+) -> None:
+    """Start everything, play full Sentient games between reference bots over the bus, show scores."""
+    settings, url, _server = _setup(quiet=True)
+    counts = [int(p) for p in players.split(",")]
+    kinds = bots.split(",")
+    _run(_demo(settings, url, games, counts, kinds))
+
+
+async def _demo(settings: Settings, url: str, games: int, counts: list[int], kinds: list[str]) -> None:
+    from dicestream.runtime import running
+
+    async with running(settings, url) as run:
+        client = Client(run.client(), Keys(settings.prefix), settings.shards)
+        runner = run.bots.runner
+        ids: list[tuple[str, int]] = []
+        for g in range(games):
+            n = counts[g % len(counts)]
+            game_id = f"demo-{uuid.uuid4().hex[:8]}"
+            reply = await client.call(game_id, lc.CreateGame(game_type="sentient", num_players=n))
+            if reply.outcome.status != "accepted":
+                raise typer.Exit(f"create refused: {reply.outcome.rule} {reply.outcome.detail}")
+            for seat in range(n):
+                kind = kinds[seat % len(kinds)]
+                await runner.host(HostBot(game_id=game_id, seat=seat, kind=kind, name=f"{kind}-{seat}", seed=g * 10 + seat))
+            await runner.start_game(game_id, 0)
+            ids.append((game_id, n))
+        started = time.monotonic()
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+        ) as progress:
+            task = progress.add_task("playing Sentient over the bus", total=len(ids))
+            while len(runner.finished) < len(ids):
+                progress.update(task, completed=len(runner.finished))
+                if time.monotonic() - started > 300:
+                    raise typer.Exit("games did not finish within 300 s")
+                await asyncio.sleep(0.1)
+            progress.update(task, completed=len(ids))
+        await asyncio.sleep(0.3)  # let the projector fold the last events
+        table = Table(title="Final scores")
+        for col in ("game", "players", "scores", "winners", "events"):
+            table.add_column(col)
+        for game_id, _ in ids:
+            over = runner.finished[game_id]
+            state = await run.projector.projector.game(game_id) or {}
+            names = state.get("summary", {}).get("players", [])  # type: ignore[union-attr]
+            table.add_row(
+                game_id, ", ".join(str(n) for n in names), " / ".join(map(str, over.scores)),
+                ", ".join(str(names[w]) if w < len(names) else str(w) for w in over.winners), str(over.version),
+            )
+        console.print(table)
+        console.print(f"{len(ids)} games in {time.monotonic() - started:.1f} s. Replay one with "
+                      f"[bold]dicestream replay {ids[0][0]}[/] or tail it with [bold]dicestream watch {ids[0][0]}[/].")
+        await client.close()
+
+
+@app.command()
+def new(
+    game_type: Annotated[str, typer.Argument()] = "sentient",
+    players: Annotated[int, typer.Option()] = 2,
+    game_id: Annotated[str | None, typer.Option()] = None,
+    move_timeout: Annotated[float | None, typer.Option(help="seconds per decision")] = None,
+) -> None:
+    """Create a game and print its id (needs a running referee: `dicestream up`)."""
+    settings, url, _ = _setup(quiet=True)
+    gid = game_id or uuid.uuid4().hex[:12]
+    reply = _run(_call(settings, url, gid, lc.CreateGame(game_type=game_type, num_players=players,
+                                                          move_timeout_s=move_timeout)))
+    _print_reply(reply)
+    console.print(f"game id: [bold]{gid}[/]")
+
+
+@app.command()
+def send(
+    game_id: str,
+    command: Annotated[str, typer.Argument(help="type, e.g. lifecycle.JoinSeat or sentient.Pass")],
+    payload: Annotated[str, typer.Argument(help="JSON payload")] = "{}",
+    seat: Annotated[int | None, typer.Option()] = None,
+    token: Annotated[str | None, typer.Option(envvar="DICESTREAM_TOKEN")] = None,
+    expected_version: Annotated[int | None, typer.Option()] = None,
+) -> None:
+    """Send one command and print its outcome (and the seat token for JoinSeat)."""
+    settings, url, _ = _setup(quiet=True)
+    cls = command_type(command)
+    if cls is None:
+        raise typer.BadParameter(f"unknown command type {command!r}")
+    try:
+        body = msgspec.json.decode(payload.encode(), type=cls)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise typer.BadParameter(f"payload: {exc}") from exc
+    reply = _run(_call(settings, url, game_id, body, seat=seat, token=token, expected_version=expected_version))
+    _print_reply(reply)
+
+
+async def _call(settings: Settings, url: str, game_id: str, payload: msgspec.Struct, **kw: Any) -> Any:
+    client = Client(aredis.Redis.from_url(url), Keys(settings.prefix), settings.shards)
+    try:
+        return await client.call(game_id, payload, timeout_s=10, **kw)
+    finally:
+        await client.close()
+
+
+def _print_reply(reply: Any) -> None:
+    o = reply.outcome
+    colour = "green" if o.status == "accepted" else "red"
+    console.print(f"[{colour}]{o.status}[/] {o.command_type} at version {o.judged_at_version} -> {o.to_version}")
+    if o.rule:
+        console.print(f"  rule {o.rule}: {o.text}\n  {o.detail}")
+    if reply.token:
+        console.print(f"  seat token (keep it secret): {reply.token}")
+
+
+@app.command()
+def watch(
+    game_id: str,
+    follow: Annotated[bool, typer.Option(help="keep waiting for new events")] = True,
+) -> None:
+    """Tail a game's public stream (what every audience may see)."""
+    settings, url, _ = _setup(quiet=True)
+    _run(_watch(settings, url, game_id, follow))
+
+
+async def _watch(settings: Settings, url: str, game_id: str, follow: bool) -> None:
+    client = aredis.Redis.from_url(url)
+    stream = Keys(settings.prefix).public(game_id)
+    last = "0-0"
+    while True:
+        got = await client.xread({stream: last}, count=200, block=1000 if follow else None)
+        if not got:
+            if not follow:
+                break
+            continue
+        for _, entries in got:
+            for entry_id, fields in entries:
+                last = entry_id.decode()
+                env = codec.decode_event(fields[b"data"])
+                payload = json.loads(env.payload)
+                console.print(f"[cyan]{entry_id.decode():>8}[/] [bold]{env.type}[/] {json.dumps(payload)[:160]}")
+                if env.type == "lifecycle.SeedRevealed" and not follow:
+                    break
+    await client.aclose()
+
+
+@app.command()
+def schema(out: Annotated[Path, typer.Option(help="directory to write")] = Path("schema")) -> None:
+    """Write the JSON Schema of every command, event and protocol message."""
+    for name, doc in documents().items():
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(render(doc))
+    console.print(f"wrote {len(documents())} schema documents to {out}/")
+
+
+@projector_app.command("rebuild")
+def projector_rebuild() -> None:
+    """Drop the read models and rebuild them from every game's log."""
+    settings, url, _ = _setup(quiet=True)
+
+    async def go() -> int:
+        from services.projector.app import Projector
+
+        client = aredis.Redis.from_url(url)
+        n = await Projector(client, Keys(settings.prefix), settings.shards).rebuild_all()
+        await client.aclose()
+        return n
+
+    console.print(f"rebuilt read models of {_run(go())} games")
+
+
+@app.command()
+def bench(
+    quick: Annotated[bool, typer.Option(help="smaller sizes, for a smoke run")] = False,
+    repeats: Annotated[int, typer.Option()] = 3,
+) -> None:
+    """Measure the referee against raw Redis baselines (see bench/README.md)."""
+    from bench.run import main as run_bench
+
+    settings, url, _ = _setup(quiet=True)
+    run_bench(url, settings, quick=quick, repeats=repeats, console=console)
+
+
+def main() -> None:  # pragma: no cover - entry point
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,277 @@
+"""The aggregate the referee decides on: a game's lifecycle (seats, start, end) around its rules.
+
+Pure like the rules it wraps: `decide` turns a request into events or a refusal, `evolve` folds an
+event in. Secrets the service must supply (a new game's seed, a joining seat's token hash) arrive as
+request fields, so re-running `decide` on a recorded request reproduces the recorded events.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from contracts import lifecycle as lc
+from contracts.registry import type_name
+from games.base import Rejected, Result, Rules
+from games.catalog import rules_for
+from games.rng import Rng, seed_commitment
+
+NEW, OPEN, RUNNING, OVER = "new", "open", "running", "over"
+
+# Lifecycle rules, cited by refusals like a game's own rules (docs/rules/lifecycle.md).
+LIFECYCLE_RULES: dict[str, str] = {
+    "GAME-UNKNOWN-TYPE": "A command must name a known command type.",
+    "GAME-MALFORMED": "A command's payload must match its type's schema.",
+    "GAME-NOT-FOUND": "Only CreateGame may address a game that does not exist yet.",
+    "GAME-EXISTS": "A game is created once.",
+    "GAME-UNKNOWN-GAME": "CreateGame must name a game this service runs.",
+    "GAME-PLAYERS": "The number of players must be within the game's range.",
+    "GAME-NOT-OPEN": "Seats can be joined only before the game starts.",
+    "GAME-SEAT-RANGE": "A seat number must be between 0 and the number of players minus 1.",
+    "GAME-SEAT-TAKEN": "A seat is joined once.",
+    "GAME-SEATS-EMPTY": "A game starts only when every seat is joined.",
+    "GAME-NOT-RUNNING": "Moves are accepted only while the game is running.",
+    "GAME-AUTH": "A command for a seat must carry that seat's token.",
+    "GAME-STALE": "A command's expected_version must equal the game's current version.",
+    "GAME-RESIGNED": "A seat that resigned sends no more moves.",
+    "GAME-NOT-ADMIN": "Only the referee's own services may force a default action.",
+    "GAME-NOT-WAITING": "A default action is forced only on a seat the game still waits for, at that version.",
+}
+
+
+def rejected(rule: str, detail: str = "") -> Rejected:
+    return Rejected(rule=rule, text=LIFECYCLE_RULES[rule], detail=detail)
+
+
+class SeatInfo(msgspec.Struct, kw_only=True):
+    name: str
+    kind: str
+    token_hash: str | None
+    resigned: bool = False
+
+
+class Match(msgspec.Struct, kw_only=True):
+    game_id: str
+    version: int = 0
+    status: str = NEW
+    game_type: str = ""
+    num_players: int = 0
+    rules_version: str = ""
+    data_version: str = ""
+    seed: str | None = None
+    seed_commitment: str = ""
+    move_timeout_s: float | None = None
+    seats: list[SeatInfo | None] = msgspec.field(default_factory=list)
+    game: Any = None
+    result: Result | None = None
+
+    @property
+    def rules(self) -> Rules[Any]:
+        rules = rules_for(self.game_type)
+        assert rules is not None, self.game_type
+        return rules
+
+
+class Request(msgspec.Struct, frozen=True, kw_only=True):
+    """A command as the aggregate judges it: authenticated facts, never the raw token."""
+
+    payload: msgspec.Struct
+    seat: int | None = None
+    token_hash: str | None = None
+    expected_version: int | None = None
+    admin: bool = False
+    # Supplied by the service for CreateGame / JoinSeat (see module docstring).
+    new_seed: str | None = None
+    new_token_hash: str | None = None
+
+
+def authenticated(match: Match, seat: int | None, token_hash: str | None) -> bool:
+    if seat is None or token_hash is None or not 0 <= seat < len(match.seats):
+        return False
+    info = match.seats[seat]
+    return info is not None and info.token_hash == token_hash
+
+
+def decide(match: Match, req: Request) -> list[msgspec.Struct] | Rejected:
+    cmd = req.payload
+    if isinstance(cmd, lc.CreateGame):
+        return _create(match, cmd, req)
+    if match.status == NEW:
+        return rejected("GAME-NOT-FOUND", f"no game {match.game_id!r}")
+    if req.expected_version is not None and req.expected_version != match.version:
+        return rejected("GAME-STALE", f"expected version {req.expected_version}, game is at {match.version}")
+    if isinstance(cmd, lc.JoinSeat):
+        return _join(match, cmd, req)
+    if isinstance(cmd, lc.ForceDefault):
+        return _force(match, cmd, req)
+    if not authenticated(match, req.seat, req.token_hash):
+        return rejected("GAME-AUTH", "missing or wrong token for this seat")
+    assert req.seat is not None
+    if isinstance(cmd, lc.StartGame):
+        return _start(match)
+    if match.status != RUNNING:
+        return rejected("GAME-NOT-RUNNING", f"game is {match.status}")
+    seat_info = match.seats[req.seat]
+    if seat_info is not None and seat_info.resigned:
+        return rejected("GAME-RESIGNED", f"seat {req.seat} resigned")
+    if isinstance(cmd, lc.Resign):
+        return _after(match, [lc.PlayerResigned(seat=req.seat)])
+    if type(cmd) not in match.rules.command_types:
+        return rejected("GAME-UNKNOWN-TYPE", f"{type_name(cmd)} is not a {match.game_type} command")
+    out = match.rules.decide(match.game, req.seat, cmd, Rng.for_version(_seed(match), match.version))
+    if isinstance(out, Rejected):
+        return out
+    return _after(match, out)
+
+
+def _seed(match: Match) -> str:
+    assert match.seed is not None, "a running game always knows its seed"
+    return match.seed
+
+
+def _create(match: Match, cmd: lc.CreateGame, req: Request) -> list[msgspec.Struct] | Rejected:
+    if match.status != NEW:
+        return rejected("GAME-EXISTS", f"game {match.game_id!r} exists")
+    rules = rules_for(cmd.game_type)
+    if rules is None:
+        return rejected("GAME-UNKNOWN-GAME", f"no game type {cmd.game_type!r}")
+    if not rules.min_players <= cmd.num_players <= rules.max_players:
+        return rejected("GAME-PLAYERS", f"{cmd.game_type} takes {rules.min_players}-{rules.max_players} players")
+    assert req.new_seed is not None, "the service supplies the seed"
+    return [
+        lc.GameCreated(
+            game_type=cmd.game_type,
+            num_players=cmd.num_players,
+            rules_version=rules.rules_version,
+            data_version=rules.data_version,
+            seed_commitment=seed_commitment(req.new_seed),
+            seed=req.new_seed,
+            move_timeout_s=cmd.move_timeout_s,
+        )
+    ]
+
+
+def _join(match: Match, cmd: lc.JoinSeat, req: Request) -> list[msgspec.Struct] | Rejected:
+    if match.status != OPEN:
+        return rejected("GAME-NOT-OPEN", f"game is {match.status}")
+    if not 0 <= cmd.seat < match.num_players:
+        return rejected("GAME-SEAT-RANGE", f"seat {cmd.seat} of {match.num_players}")
+    if match.seats[cmd.seat] is not None:
+        return rejected("GAME-SEAT-TAKEN", f"seat {cmd.seat} is taken")
+    assert req.new_token_hash is not None, "the service supplies the token hash"
+    return [lc.SeatJoined(seat=cmd.seat, name=cmd.name, kind=cmd.kind, token_hash=req.new_token_hash)]
+
+
+def _start(match: Match) -> list[msgspec.Struct] | Rejected:
+    if match.status != OPEN:
+        return rejected("GAME-NOT-OPEN", f"game is {match.status}")
+    if any(s is None for s in match.seats):
+        return rejected("GAME-SEATS-EMPTY", "every seat must be joined")
+    # Setup draws on the RNG of the version right after GameStarted.
+    setup = match.rules.setup(match.num_players, Rng.for_version(_seed(match), match.version + 1))
+    return _after(match, [lc.GameStarted(), *setup])
+
+
+def _force(match: Match, cmd: lc.ForceDefault, req: Request) -> list[msgspec.Struct] | Rejected:
+    if not req.admin:
+        return rejected("GAME-NOT-ADMIN")
+    if match.status != RUNNING or match.version != cmd.at_version or cmd.seat not in match.rules.to_act(match.game):
+        return rejected("GAME-NOT-WAITING", f"seat {cmd.seat} at version {cmd.at_version}")
+    return _after(match, [], forced=(cmd.seat, "timeout"))
+
+
+def _after(
+    match: Match, events: list[msgspec.Struct], forced: tuple[int, str] | None = None
+) -> list[msgspec.Struct]:
+    """Fold `events` into a scratch copy, then play what the referee must play on its own:
+    a timed-out seat's default action, resigned seats' turns, and the end of the game."""
+    scratch = clone(match)
+    for ev in events:
+        evolve(scratch, ev)
+    out = list(events)
+    rules = scratch.rules
+    pending = forced
+    while scratch.status == RUNNING and not rules.is_over(scratch.game):
+        if pending is None:
+            waiting = [s for s in rules.to_act(scratch.game) if _resigned(scratch, s)]
+            if not waiting:
+                break
+            pending = (waiting[0], "resigned")
+        seat, reason = pending
+        pending = None
+        action = rules.default_action(scratch.game, seat)
+        marker = lc.DefaultActionForced(seat=seat, reason=reason, command_type=type_name(action))
+        evolve(scratch, marker)
+        played = rules.decide(scratch.game, seat, action, Rng.for_version(_seed(scratch), scratch.version))
+        assert not isinstance(played, Rejected), f"default action refused: {played}"
+        for ev in played:
+            evolve(scratch, ev)
+        out += [marker, *played]
+    if scratch.status == RUNNING and rules.is_over(scratch.game):
+        res = rules.result(scratch.game)
+        out += [
+            lc.GameEnded(scores=res.scores, winners=res.winners, breakdown=res.breakdown),
+            lc.SeedRevealed(seed=_seed(scratch)),
+        ]
+    return out
+
+
+def _resigned(match: Match, seat: int) -> bool:
+    info = match.seats[seat]
+    return info is not None and info.resigned
+
+
+def clone(match: Match) -> Match:
+    copy = msgspec.structs.replace(match, seats=[msgspec.structs.replace(s) if s else None for s in match.seats])
+    if match.game is not None:
+        copy.game = match.rules.clone(match.game)
+    return copy
+
+
+def evolve(match: Match, event: msgspec.Struct) -> Match:
+    match.version += 1
+    if isinstance(event, lc.GameCreated):
+        match.status = OPEN
+        match.game_type = event.game_type
+        match.num_players = event.num_players
+        match.rules_version = event.rules_version
+        match.data_version = event.data_version
+        match.seed = event.seed
+        match.seed_commitment = event.seed_commitment
+        match.move_timeout_s = event.move_timeout_s
+        match.seats = [None] * event.num_players
+    elif isinstance(event, lc.SeatJoined):
+        match.seats[event.seat] = SeatInfo(name=event.name, kind=event.kind, token_hash=event.token_hash)
+    elif isinstance(event, lc.GameStarted):
+        match.status = RUNNING
+        match.game = match.rules.initial_state(match.num_players)
+    elif isinstance(event, lc.PlayerResigned):
+        info = match.seats[event.seat]
+        assert info is not None
+        info.resigned = True
+    elif isinstance(event, lc.GameEnded):
+        match.status = OVER
+        match.result = Result(scores=event.scores, winners=event.winners, breakdown=event.breakdown)
+    elif isinstance(event, (lc.DefaultActionForced, lc.SeedRevealed)):
+        pass
+    else:
+        match.game = match.rules.evolve(match.game, event)
+    return match
+
+
+def public_event(match: Match, event: msgspec.Struct) -> msgspec.Struct | None:
+    """The event as every audience may see it (the log itself stays private)."""
+    if isinstance(event, lc.GameCreated):
+        return msgspec.structs.replace(event, seed=None)
+    if isinstance(event, lc.SeatJoined):
+        return msgspec.structs.replace(event, token_hash=None)
+    if type(event) in match.rules.event_types if match.game_type else False:
+        return match.rules.public_event(event)
+    return event
+
+
+def to_act(match: Match) -> list[int]:
+    if match.status != RUNNING:
+        return []
+    return match.rules.to_act(match.game)

@@ -1,0 +1,150 @@
+"""The bot runner: hosts reference bots in seats and plays them through the public protocol only.
+
+It takes `HostBot` requests from its lobby stream, joins the seat itself (so the seat token never
+leaves this process), then answers every `TurnRequest` on the seat's stream with the bot's choice,
+sent with the request's version as `expected_version`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+import redis.asyncio as aredis
+import structlog
+from faststream import AckPolicy
+from faststream.redis import StreamSub
+from faststream.redis.annotations import RedisStreamMessage
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.envelope import CommandEnvelope
+from contracts.outcome import ACCEPTED
+from contracts.protocol import GameOver, HostBot, SeatMessage, TurnRequest
+from services.bots import make_bot
+from services.client import Client
+from services.broker import make_broker
+from services.config import Settings
+from services.eventstore.keys import Keys, shard_of
+from services.referee.app import raw_parser
+
+log = structlog.get_logger("botrunner")
+_seat_message = msgspec.json.Decoder(SeatMessage)
+
+
+class Seat(msgspec.Struct, kw_only=True):
+    game_id: str
+    seat: int
+    token: str
+    bot: Any
+    last_id: str = "0-0"
+    answered: int = -1
+    moves: int = 0
+
+
+class BotRunner:
+    def __init__(self, client: aredis.Redis, keys: Keys, shards: int, name: str = "botrunner") -> None:
+        self.redis = client
+        self.keys = keys
+        self.shards = shards
+        self.commands = Client(client, keys, shards, name=f"{name}-{id(self):x}")
+        self.seats: dict[str, Seat] = {}
+        self.finished: dict[str, GameOver] = {}
+        self._wake = asyncio.Event()
+
+    @property
+    def lobby(self) -> str:
+        return f"{self.keys.prefix}:bots:lobby"
+
+    async def host(self, req: HostBot) -> bool:
+        bot = make_bot(req.kind, req.game_type, req.seed)
+        reply = await self.commands.call(req.game_id, lc.JoinSeat(seat=req.seat, name=req.name or req.kind, kind="bot"))
+        if reply.outcome.status != ACCEPTED or reply.token is None:
+            log.warning("join_refused", game_id=req.game_id, seat=req.seat, rule=reply.outcome.rule)
+            return False
+        stream = self.keys.seat(req.game_id, req.seat)
+        self.seats[stream] = Seat(game_id=req.game_id, seat=req.seat, token=reply.token, bot=bot)
+        self._wake.set()
+        return True
+
+    async def start_game(self, game_id: str, seat: int) -> None:
+        stream = self.keys.seat(game_id, seat)
+        await self.commands.call(game_id, lc.StartGame(), seat=seat, token=self.seats[stream].token)
+
+    async def run(self) -> None:
+        """Answer turn requests until cancelled."""
+        while True:
+            if not self.seats:
+                self._wake.clear()
+                await self._wake.wait()
+            streams = {k: s.last_id for k, s in self.seats.items()}
+            got = await self.redis.xread(streams, count=50, block=200)  # type: ignore[arg-type]
+            sends: list[CommandEnvelope] = []
+            for key, entries in got:
+                seat = self.seats.get(key.decode())
+                if seat is None:
+                    continue
+                latest: TurnRequest | None = None
+                for entry_id, fields in entries:
+                    seat.last_id = entry_id.decode()
+                    message = _seat_message.decode(fields[b"data"])
+                    if isinstance(message, GameOver):
+                        self.finished[seat.game_id] = message
+                        self.seats.pop(key.decode(), None)
+                        latest = None
+                        break
+                    latest = message
+                if latest is not None and latest.version > seat.answered:
+                    sends.append(self._answer(seat, latest))
+            if sends:
+                pipe = self.redis.pipeline(transaction=False)
+                for env in sends:
+                    pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
+                await pipe.execute()
+
+    def _answer(self, seat: Seat, req: TurnRequest) -> CommandEnvelope:
+        seat.answered = req.version
+        seat.moves += 1
+        choice = seat.bot.choose_action(req.view, req.legal_actions, req.seat)
+        return CommandEnvelope(
+            type=choice.type,
+            game_id=req.game_id,
+            command_id=f"{req.game_id}:{req.seat}:{req.version}",
+            seat=req.seat,
+            token=seat.token,
+            expected_version=req.version,
+            payload=msgspec.Raw(codec.encode(choice.payload)),
+        )
+
+
+class BotRunnerService:
+    def __init__(self, settings: Settings, url: str) -> None:
+        self.keys = Keys(settings.prefix)
+        self.client: aredis.Redis = aredis.Redis.from_url(url)
+        self.runner = BotRunner(self.client, self.keys, settings.shards, name=settings.consumer)
+        self.broker = make_broker(url)
+        self._task: asyncio.Task[None] | None = None
+
+        @self.broker.subscriber(
+            stream=StreamSub(self.runner.lobby, group="botrunner", consumer=settings.consumer),
+            parser=raw_parser,
+            ack_policy=AckPolicy.ACK,
+        )
+        async def lobby(msg: RedisStreamMessage) -> None:
+            try:
+                req = msgspec.json.decode(msg.raw_message["data"][b"data"], type=HostBot)
+            except (KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+                log.warning("lobby_request_skipped", error=str(exc))
+                return
+            await self.runner.host(req)
+
+    async def start(self) -> None:
+        await self.broker.start()
+        self._task = asyncio.create_task(self.runner.run())
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+        await self.broker.stop()
+        await self.client.aclose()

@@ -1,0 +1,75 @@
+"""Sending commands and waiting for their outcome: what the CLI, the bot runner and tests use."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import msgspec
+import redis.asyncio as aredis
+
+from contracts import codec
+from contracts.envelope import CommandEnvelope
+from contracts.outcome import Reply
+from contracts.registry import type_name
+from services.eventstore.keys import Keys, shard_of
+
+
+class Client:
+    def __init__(self, redis: aredis.Redis, keys: Keys, shards: int, name: str | None = None) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.shards = shards
+        self.reply_to = f"{keys.prefix}:reply:{name or uuid.uuid4().hex}"
+        self._last = "0-0"
+        self._replies: dict[str, Reply] = {}
+
+    def envelope(
+        self,
+        game_id: str,
+        payload: msgspec.Struct,
+        *,
+        seat: int | None = None,
+        token: str | None = None,
+        expected_version: int | None = None,
+        command_id: str | None = None,
+        correlation_id: str | None = None,
+        reply: bool = True,
+    ) -> CommandEnvelope:
+        return CommandEnvelope(
+            type=type_name(payload),
+            game_id=game_id,
+            command_id=command_id or uuid.uuid4().hex,
+            seat=seat,
+            token=token,
+            expected_version=expected_version,
+            correlation_id=correlation_id,
+            reply_to=self.reply_to if reply else None,
+            payload=msgspec.Raw(codec.encode(payload)),
+        )
+
+    async def send_envelope(self, env: CommandEnvelope) -> str:
+        await self.redis.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
+        return env.command_id
+
+    async def send(self, game_id: str, payload: msgspec.Struct, **kw: Any) -> str:
+        return await self.send_envelope(self.envelope(game_id, payload, **kw))
+
+    async def wait(self, command_id: str, timeout_s: float = 30.0) -> Reply:
+        """The outcome of `command_id`, reading this client's reply stream."""
+        while command_id not in self._replies:
+            got = await self.redis.xread({self.reply_to: self._last}, count=100, block=int(timeout_s * 1000))
+            if not got:
+                raise TimeoutError(f"no outcome for command {command_id} after {timeout_s}s")
+            for _, entries in got:
+                for entry_id, fields in entries:
+                    self._last = entry_id.decode()
+                    reply = msgspec.json.decode(fields[b"data"], type=Reply)
+                    self._replies[reply.outcome.command_id] = reply
+        return self._replies.pop(command_id)
+
+    async def call(self, game_id: str, payload: msgspec.Struct, timeout_s: float = 30.0, **kw: Any) -> Reply:
+        return await self.wait(await self.send(game_id, payload, **kw), timeout_s)
+
+    async def close(self) -> None:
+        await self.redis.delete(self.reply_to)

@@ -1,0 +1,44 @@
+"""The store's interface, shared by the Redis implementation and the in-memory one for unit tests."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import msgspec
+
+OK, DUPLICATE, CONFLICT = "ok", "dup", "conflict"
+
+
+class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
+    game_id: str
+    expected_version: int
+    command_id: str
+    outcome: bytes
+    events: list[bytes] = []
+    # One entry per event: its public projection, or None when withheld from every audience.
+    public: list[bytes | None] = []
+    public_rejection: bytes | None = None
+
+
+class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
+    status: str  # ok | dup | conflict
+    version: int = 0  # ok: the new version; conflict: the actual version
+    prior_outcome: bytes | None = None  # dup: the outcome recorded the first time
+
+
+class EventStore(Protocol):
+    async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
+        """Each request is atomic on its own; all are sent in one round trip, in order."""
+        ...
+
+    async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:
+        """(version, private event JSON) after `after`, in order."""
+        ...
+
+    async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]: ...
+
+    async def read_public(self, game_id: str, after: int = 0) -> list[bytes]: ...
+
+    async def audit(self, game_id: str) -> list[bytes]: ...
+
+    async def outcome(self, game_id: str, command_id: str) -> bytes | None: ...

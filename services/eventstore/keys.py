@@ -1,0 +1,53 @@
+"""Redis key names. A game's keys share the hash tag `{game_id}` so they live in one Cluster slot
+and one Lua script can append to all of them atomically."""
+
+from __future__ import annotations
+
+import zlib
+
+import msgspec
+
+
+class Keys(msgspec.Struct, frozen=True):
+    prefix: str = "ds"
+
+    def log(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{{{game_id}}}:log"
+
+    def public(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{{{game_id}}}:public"
+
+    def commands(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{{{game_id}}}:cmds"
+
+    def audit(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{{{game_id}}}:audit"
+
+    def seat(self, game_id: str, seat: int) -> str:
+        return f"{self.prefix}:game:{{{game_id}}}:seat:{seat}"
+
+    def game_keys(self, game_id: str) -> list[str]:
+        return [self.log(game_id), self.public(game_id), self.commands(game_id), self.audit(game_id)]
+
+    def intake(self, shard: int) -> str:
+        return f"{self.prefix}:cmd:{{{shard}}}"
+
+    def bus(self, shard: int) -> str:
+        return f"{self.prefix}:bus:{{{shard}}}"
+
+    @property
+    def dead_letter(self) -> str:
+        return f"{self.prefix}:dead"
+
+    def log_pattern(self) -> str:
+        """SCAN pattern of every game's log: how tools enumerate games without a central index."""
+        return f"{self.prefix}:game:{{*}}:log"
+
+    @property
+    def secret(self) -> str:
+        return f"{self.prefix}:secret"
+
+
+def shard_of(game_id: str, shards: int) -> int:
+    """Stable across processes and languages (CRC-32 of the UTF-8 id), documented in docs/bots.md."""
+    return zlib.crc32(game_id.encode()) % shards

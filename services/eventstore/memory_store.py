@@ -1,0 +1,47 @@
+"""The same interface in process memory: for unit tests only (no durability, no sharing)."""
+
+from __future__ import annotations
+
+from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult
+
+
+class MemoryEventStore:
+    def __init__(self) -> None:
+        self.logs: dict[str, list[bytes]] = {}
+        self.public: dict[str, list[bytes]] = {}
+        self.outcomes: dict[str, dict[str, bytes]] = {}
+        self.audits: dict[str, list[bytes]] = {}
+
+    async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
+        return [self._append(r) for r in requests]
+
+    def _append(self, r: AppendRequest) -> AppendResult:
+        seen = self.outcomes.setdefault(r.game_id, {})
+        if r.command_id in seen:
+            return AppendResult(status=DUPLICATE, prior_outcome=seen[r.command_id])
+        log = self.logs.setdefault(r.game_id, [])
+        if len(log) != r.expected_version:
+            return AppendResult(status=CONFLICT, version=len(log))
+        log.extend(r.events)
+        pub = self.public.setdefault(r.game_id, [])
+        pub.extend(p for p in r.public if p is not None)
+        if r.public_rejection is not None:
+            pub.append(r.public_rejection)
+        seen[r.command_id] = r.outcome
+        self.audits.setdefault(r.game_id, []).append(r.outcome)
+        return AppendResult(status=OK, version=len(log))
+
+    async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:
+        return [(i + 1, e) for i, e in enumerate(self.logs.get(game_id, [])) if i + 1 > after]
+
+    async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]:
+        return {gid: await self.read(gid, v) for gid, v in after.items()}
+
+    async def read_public(self, game_id: str, after: int = 0) -> list[bytes]:
+        return list(self.public.get(game_id, []))
+
+    async def audit(self, game_id: str) -> list[bytes]:
+        return list(self.audits.get(game_id, []))
+
+    async def outcome(self, game_id: str, command_id: str) -> bytes | None:
+        return self.outcomes.get(game_id, {}).get(command_id)

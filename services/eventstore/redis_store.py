@@ -1,0 +1,69 @@
+"""The event store on Redis Streams: log entry ids are the versions (`N-0`)."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+import redis.asyncio as aredis
+
+from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult
+from services.eventstore.keys import Keys
+
+_APPEND = files("services.eventstore").joinpath("append.lua").read_text()
+
+
+def _version(entry_id: bytes) -> int:
+    return int(entry_id.split(b"-", 1)[0])
+
+
+class RedisEventStore:
+    def __init__(self, client: aredis.Redis, keys: Keys) -> None:
+        self.client = client
+        self.keys = keys
+        self._append = client.register_script(_APPEND)
+
+    async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
+        if not requests:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for r in requests:
+            args: list[bytes | str | int] = [r.expected_version, r.command_id, r.outcome, len(r.events)]
+            args += r.events
+            args += [p if p is not None else b"" for p in r.public]
+            args.append(r.public_rejection or b"")
+            await self._append(keys=self.keys.game_keys(r.game_id), args=args, client=pipe)
+        raw = await pipe.execute()
+        out: list[AppendResult] = []
+        for status, value in raw:
+            if status == b"ok":
+                out.append(AppendResult(status=OK, version=int(value)))
+            elif status == b"dup":
+                out.append(AppendResult(status=DUPLICATE, prior_outcome=value))
+            else:
+                out.append(AppendResult(status=CONFLICT, version=int(value)))
+        return out
+
+    async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:
+        entries = await self.client.xrange(self.keys.log(game_id), min=f"({after}-0" if after else "-")
+        return [(_version(i), f[b"data"]) for i, f in entries]
+
+    async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]:
+        pipe = self.client.pipeline(transaction=False)
+        for game_id, v in after.items():
+            pipe.xrange(self.keys.log(game_id), min=f"({v}-0" if v else "-")
+        results = await pipe.execute()
+        return {
+            gid: [(_version(i), f[b"data"]) for i, f in entries]
+            for gid, entries in zip(after, results, strict=True)
+        }
+
+    async def read_public(self, game_id: str, after: int = 0) -> list[bytes]:
+        entries = await self.client.xrange(self.keys.public(game_id), min=f"({after}-0" if after else "-")
+        return [f[b"data"] for _, f in entries]
+
+    async def audit(self, game_id: str) -> list[bytes]:
+        return [f[b"data"] for _, f in await self.client.xrange(self.keys.audit(game_id))]
+
+    async def outcome(self, game_id: str, command_id: str) -> bytes | None:
+        value = await self.client.hget(self.keys.commands(game_id), command_id)
+        return bytes(value) if value is not None else None

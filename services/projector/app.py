@@ -1,0 +1,169 @@
+"""The projector: folds the bus into read models (game list, each game's public state).
+
+It is a trusted reader of the private logs (to rebuild aggregates) but writes only what
+`view(state, None)` and the summary expose. Bus entries only say which game moved; the projector
+catches its cached aggregate up from the log, so a lost or repeated bus entry cannot corrupt a
+model, and the stored bus position is written in the same MULTI as the models it covers.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+
+import msgspec
+import redis.asyncio as aredis
+import structlog
+from faststream import AckPolicy
+from faststream.redis import StreamSub
+from faststream.redis.annotations import RedisBatchStreamMessage
+
+from contracts import codec
+from games import match as m
+from services.broker import make_broker
+from services.config import Settings
+from services.eventstore.keys import Keys, shard_of
+from services.eventstore.redis_store import RedisEventStore
+from services.projector.readmodel import ReadModelKeys, public_state, summary
+from services.referee.app import raw_parser
+from services.referee.engine import rebuild
+
+log = structlog.get_logger("projector")
+GROUP = "projector"
+
+
+class Projector:
+    def __init__(self, client: aredis.Redis, keys: Keys, shards: int, cache_games: int = 20000) -> None:
+        self.client = client
+        self.keys = keys
+        self.rm = ReadModelKeys(keys)
+        self.shards = shards
+        self.store = RedisEventStore(client, keys)
+        self.cache: OrderedDict[str, m.Match] = OrderedDict()
+        self.cache_games = cache_games
+
+    async def _catch_up(self, game_ids: Iterable[str]) -> list[m.Match]:
+        ids = list(dict.fromkeys(game_ids))
+        logs = await self.store.read_many({g: self.cache[g].version if g in self.cache else 0 for g in ids})
+        out = []
+        for g in ids:
+            agg = rebuild(g, logs[g], self.cache.get(g))
+            self.cache[g] = agg
+            self.cache.move_to_end(g)
+            out.append(agg)
+        while len(self.cache) > self.cache_games:
+            self.cache.popitem(last=False)
+        return out
+
+    async def apply(self, shard: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        pos = await self.client.get(self.rm.position(shard))
+        last = _id(pos) if pos else (0, 0)
+        game_ids: list[str] = []
+        for entry_id, fields in entries:
+            if _id(entry_id) <= last:
+                continue  # already folded before a restart
+            try:
+                game_ids.append(codec.decode_event(fields[b"data"]).game_id)
+            except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
+                log.warning("bus_entry_skipped", shard=shard, entry_id=entry_id.decode())
+        aggs = await self._catch_up(game_ids)
+        pipe = self.client.pipeline(transaction=True)
+        for agg in aggs:
+            self._write(pipe, shard, agg)
+        if entries:
+            pipe.set(self.rm.position(shard), entries[-1][0])
+        await pipe.execute()
+
+    def _write(self, pipe: aredis.client.Pipeline, shard: int, agg: m.Match) -> None:
+        pipe.hset(self.rm.games(shard), agg.game_id, codec.encode(summary(agg)))
+        pipe.set(self.rm.game(shard, agg.game_id), codec.encode(public_state(agg)))
+
+    async def rebuild_all(self) -> int:
+        """Drop every read model and rebuild from the logs (position: the bus as it is now)."""
+        async for key in self.client.scan_iter(match=self.rm.pattern(), count=500):
+            await self.client.delete(key)
+        self.cache.clear()
+        positions = {}
+        for shard in range(self.shards):
+            last = await self.client.xrevrange(self.keys.bus(shard), count=1)
+            positions[shard] = last[0][0] if last else b"0-0"
+        count = 0
+        batch: list[str] = []
+        async for key in self.client.scan_iter(match=self.keys.log_pattern(), count=500):
+            k = key.decode()
+            batch.append(k[k.index("{") + 1 : k.rindex("}")])
+            if len(batch) >= 200:
+                count += await self._rebuild_batch(batch)
+                batch = []
+        count += await self._rebuild_batch(batch)
+        pipe = self.client.pipeline(transaction=False)
+        for shard, p in positions.items():
+            pipe.set(self.rm.position(shard), p)
+        await pipe.execute()
+        return count
+
+    async def _rebuild_batch(self, game_ids: list[str]) -> int:
+        if not game_ids:
+            return 0
+        aggs = await self._catch_up(game_ids)
+        pipe = self.client.pipeline(transaction=False)
+        for agg in aggs:
+            self._write(pipe, shard_of(agg.game_id, self.shards), agg)
+        await pipe.execute()
+        self.cache.clear()
+        return len(aggs)
+
+    async def games(self) -> list[dict[str, object]]:
+        out: list[dict[str, object]] = []
+        for shard in range(self.shards):
+            for raw in (await self.client.hgetall(self.rm.games(shard))).values():
+                out.append(msgspec.json.decode(raw))
+        return out
+
+    async def game(self, game_id: str) -> dict[str, object] | None:
+        raw = await self.client.get(self.rm.game(shard_of(game_id, self.shards), game_id))
+        return msgspec.json.decode(raw) if raw else None
+
+
+def _id(entry_id: bytes) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition(b"-")
+    return int(ms), int(seq or 0)
+
+
+class ProjectorService:
+    def __init__(self, settings: Settings, url: str) -> None:
+        self.settings = settings
+        self.keys = Keys(settings.prefix)
+        self.client: aredis.Redis = aredis.Redis.from_url(url)
+        self.projector = Projector(self.client, self.keys, settings.shards, settings.cache_games)
+        self.broker = make_broker(url)
+        for shard in range(settings.shards):
+            self._subscribe(shard)
+
+    def _subscribe(self, shard: int) -> None:
+        @self.broker.subscriber(
+            stream=StreamSub(
+                self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer, batch=True,
+                max_records=500, polling_interval=100,
+            ),
+            parser=raw_parser,
+            ack_policy=AckPolicy.ACK,
+        )
+        async def project(msg: RedisBatchStreamMessage) -> None:
+            raw = msg.raw_message
+            await self.projector.apply(shard, list(zip(raw["message_ids"], raw["data"], strict=True)))
+
+    async def start(self) -> None:
+        # A new projector group starts at the bus's beginning, so it sees games created before it.
+        for shard in range(self.settings.shards):
+            try:
+                await self.client.xgroup_create(self.keys.bus(shard), GROUP, id="0", mkstream=True)
+            except aredis.ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
+        await self.broker.start()
+        log.info("projector_started", shards=self.settings.shards)
+
+    async def stop(self) -> None:
+        await self.broker.stop()
+        await self.client.aclose()

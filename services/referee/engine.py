@@ -1,0 +1,309 @@
+"""The referee's application service: a batch of raw commands in, guarded appends and publishes out.
+
+A batch costs three round trips whatever its size: one pipelined read of the logs of games not in
+the cache, one pipeline of guarded appends (one Lua call per command), one pipeline of publishes,
+replies, dead letters and the batch's XACK. Commands of one game are judged in arrival order; a
+version conflict (another referee wrote first) or a duplicate evicts the game from the cache, and
+its remaining commands are judged again on the reloaded log.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+import msgspec
+import structlog
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.envelope import CommandEnvelope, EventEnvelope, event_id
+from contracts.outcome import ACCEPTED, REJECTED, CommandOutcome, Reply
+from contracts.registry import command_type, type_name
+from games import match as m
+from games.base import Rejected
+from services import tokens
+from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, EventStore
+from services.eventstore.keys import Keys, shard_of
+from services.referee.sink import Sink
+
+log = structlog.get_logger("referee")
+MAX_ATTEMPTS = 8
+
+
+class Item(msgspec.Struct, kw_only=True):
+    entry_id: bytes
+    env: CommandEnvelope
+    payload: msgspec.Struct | None = None
+    # Refused before it reaches the aggregate (unknown type, payload not matching its schema).
+    early: Rejected | None = None
+
+
+class Planned(msgspec.Struct, kw_only=True):
+    item: Item
+    outcome: CommandOutcome
+    public: list[bytes | None]
+    rejection: bytes | None
+    token: str | None
+
+
+def rebuild(game_id: str, entries: list[tuple[int, bytes]], into: m.Match | None = None) -> m.Match:
+    """Fold a log (or its tail) into an aggregate."""
+    agg = into or m.Match(game_id=game_id)
+    for version, data in entries:
+        env = codec.decode_event(data)
+        if version != agg.version + 1:
+            raise ValueError(f"{game_id}: log jumps from {agg.version} to {version}")
+        m.evolve(agg, codec.event_payload(env))
+    return agg
+
+
+class Referee:
+    def __init__(
+        self,
+        store: EventStore,
+        sink: Sink,
+        keys: Keys,
+        *,
+        shards: int,
+        secret: bytes,
+        group: str = "referee",
+        cache_games: int = 20000,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.sink = sink
+        self.keys = keys
+        self.shards = shards
+        self.secret = secret
+        self.admin = tokens.admin_token(secret)
+        self.group = group
+        self.cache: OrderedDict[str, m.Match] = OrderedDict()
+        self.cache_games = cache_games
+        self.clock = clock
+        self.stats = {"accepted": 0, "rejected": 0, "dead": 0, "conflicts": 0, "duplicates": 0}
+
+    # ---- intake ----------------------------------------------------------------------------
+
+    async def handle(self, stream: str, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        """Judge a batch read from intake `stream`; everything handled is acked in the last pipeline."""
+        now_ms = int(self.clock() * 1000)
+        by_game: dict[str, list[Item]] = {}
+        acks: list[bytes] = []
+        for entry_id, fields in entries:
+            item = self._parse(stream, entry_id, fields)
+            if item is None:
+                acks.append(entry_id)
+            else:
+                by_game.setdefault(item.env.game_id, []).append(item)
+        acks += await self._judge(by_game, now_ms)
+        self.sink.ack(stream, self.group, acks)
+        await self.sink.flush()
+
+    def _parse(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> Item | None:
+        data = fields.get(b"data")
+        try:
+            if data is None:
+                raise ValueError("no 'data' field")
+            env = codec.decode_command(data)
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
+            self._dead(stream, entry_id, fields, f"malformed envelope: {exc}")
+            return None
+        cls = command_type(env.type)
+        if cls is None:
+            self._dead(stream, entry_id, fields, f"unknown command type {env.type!r}")
+            return Item(entry_id=entry_id, env=env, early=m.rejected("GAME-UNKNOWN-TYPE", env.type))
+        try:
+            payload = msgspec.json.decode(env.payload, type=cls)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            return Item(entry_id=entry_id, env=env, early=m.rejected("GAME-MALFORMED", str(exc)))
+        return Item(entry_id=entry_id, env=env, payload=payload)
+
+    def _dead(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str) -> None:
+        self.stats["dead"] += 1
+        log.warning("dead_letter", stream=stream, entry_id=entry_id.decode(), reason=reason)
+        record: dict[str, bytes | str] = {"reason": reason, "stream": stream, "entry_id": entry_id}
+        for k, v in fields.items():
+            record[f"field:{k.decode(errors='replace')}"] = v
+        self.sink.add(self.keys.dead_letter, record)
+
+    # ---- judging -----------------------------------------------------------------------------
+
+    async def _judge(self, by_game: dict[str, list[Item]], now_ms: int) -> list[bytes]:
+        acks: list[bytes] = []
+        pending = by_game
+        for _ in range(MAX_ATTEMPTS):
+            if not pending:
+                break
+            await self._load(list(pending))
+            plans: list[tuple[str, Planned]] = []
+            appends: list[AppendRequest] = []
+            for game_id, items in pending.items():
+                agg = self.cache[game_id]
+                for item in items:
+                    plan, append = self._decide(agg, item, now_ms)
+                    plans.append((game_id, plan))
+                    appends.append(append)
+            results = await self.store.append_many(appends)
+            retry: dict[str, list[Item]] = {}
+            for (game_id, plan), result in zip(plans, results, strict=True):
+                if game_id in retry:
+                    retry[game_id].append(plan.item)
+                elif result.status == OK:
+                    self._publish(plan)
+                    acks.append(plan.item.entry_id)
+                elif result.status == DUPLICATE:
+                    self.stats["duplicates"] += 1
+                    self._evict(game_id)
+                    self._reply_prior(plan, result.prior_outcome)
+                    acks.append(plan.item.entry_id)
+                    retry[game_id] = []
+                else:
+                    assert result.status == CONFLICT
+                    self.stats["conflicts"] += 1
+                    self._evict(game_id)
+                    retry[game_id] = [plan.item]
+            pending = {g: items for g, items in retry.items() if items}
+        # Whatever still conflicts after MAX_ATTEMPTS stays pending and is reclaimed later.
+        return acks
+
+    async def _load(self, game_ids: list[str]) -> None:
+        missing = {g: 0 for g in game_ids if g not in self.cache}
+        if missing:
+            logs = await self.store.read_many(missing)
+            for game_id, entries in logs.items():
+                self.cache[game_id] = rebuild(game_id, entries)
+        for g in game_ids:
+            self.cache.move_to_end(g)
+        while len(self.cache) > self.cache_games:
+            self.cache.popitem(last=False)
+
+    def _evict(self, game_id: str) -> None:
+        self.cache.pop(game_id, None)
+
+    def _request(self, agg: m.Match, item: Item) -> tuple[m.Request, str | None]:
+        env, payload = item.env, item.payload
+        assert payload is not None
+        token = None
+        new_seed = new_token_hash = None
+        if isinstance(payload, lc.CreateGame):
+            new_seed = tokens.new_seed()
+        elif isinstance(payload, lc.JoinSeat):
+            token = tokens.seat_token(self.secret, env.game_id, payload.seat, env.command_id)
+            new_token_hash = tokens.token_hash(token)
+        req = m.Request(
+            payload=payload,
+            seat=env.seat,
+            token_hash=tokens.token_hash(env.token) if env.token else None,
+            expected_version=env.expected_version,
+            admin=env.token == self.admin,
+            new_seed=new_seed,
+            new_token_hash=new_token_hash,
+        )
+        return req, token
+
+    def _decide(self, agg: m.Match, item: Item, now_ms: int) -> tuple[Planned, AppendRequest]:
+        env = item.env
+        judged = agg.version
+        token = None
+        if item.early is not None:
+            verdict: list[msgspec.Struct] | Rejected = item.early
+            authed = m.authenticated(agg, env.seat, tokens.token_hash(env.token) if env.token else None)
+        else:
+            req, token = self._request(agg, item)
+            authed = m.authenticated(agg, req.seat, req.token_hash)
+            verdict = m.decide(agg, req)
+        base = {
+            "command_id": env.command_id,
+            "command_type": env.type,
+            "game_id": env.game_id,
+            "seat": env.seat,
+            "authenticated": authed,
+            "correlation_id": env.correlation_id,
+            "expected_version": env.expected_version,
+            "received_at_ms": now_ms,
+            "judged_at_version": judged,
+            "payload": env.payload,
+        }
+        if isinstance(verdict, Rejected):
+            outcome = CommandOutcome(
+                status=REJECTED, to_version=judged, rule=verdict.rule, text=verdict.text,
+                detail=verdict.detail, **base,  # type: ignore[arg-type]
+            )
+            rejection = lc.CommandRejected(
+                command_id=env.command_id, command_type=env.type, seat=env.seat, rule=verdict.rule,
+                text=verdict.text, detail=verdict.detail, authenticated=authed,
+                expected_version=env.expected_version, correlation_id=env.correlation_id, payload=env.payload,
+            )
+            rejection_env = codec.encode(self._envelope(agg.game_id, judged, rejection, env, now_ms))
+            plan = Planned(item=item, outcome=outcome, public=[], rejection=rejection_env, token=None)
+            return plan, AppendRequest(
+                game_id=agg.game_id, expected_version=judged, command_id=env.command_id,
+                outcome=codec.encode(outcome), public_rejection=rejection_env,
+            )
+        private: list[bytes] = []
+        public: list[bytes | None] = []
+        for event in verdict:
+            m.evolve(agg, event)  # speculative: undone by eviction if the append fails
+            private.append(codec.encode(self._envelope(agg.game_id, agg.version, event, env, now_ms)))
+            shown = m.public_event(agg, event)
+            public.append(
+                None if shown is None else codec.encode(self._envelope(agg.game_id, agg.version, shown, env, now_ms))
+            )
+        outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, **base)  # type: ignore[arg-type]
+        plan = Planned(item=item, outcome=outcome, public=public, rejection=None, token=token)
+        return plan, AppendRequest(
+            game_id=agg.game_id, expected_version=judged, command_id=env.command_id,
+            outcome=codec.encode(outcome), events=private, public=public,
+        )
+
+    @staticmethod
+    def _envelope(
+        game_id: str, version: int, event: msgspec.Struct, cmd: CommandEnvelope, now_ms: int
+    ) -> EventEnvelope:
+        return EventEnvelope(
+            type=type_name(event),
+            game_id=game_id,
+            version=version,
+            event_id=event_id(game_id, version),
+            command_id=cmd.command_id,
+            correlation_id=cmd.correlation_id or cmd.command_id,
+            causation_id=cmd.command_id,
+            recorded_at_ms=now_ms,
+            payload=msgspec.Raw(codec.encode(event)),
+        )
+
+    # ---- effects -------------------------------------------------------------------------------
+
+    def _publish(self, plan: Planned) -> None:
+        o = plan.outcome
+        bound = log.bind(
+            game_id=o.game_id, command_id=o.command_id, version=o.to_version, correlation_id=o.correlation_id
+        )
+        if o.status == ACCEPTED:
+            self.stats["accepted"] += 1
+            bus = self.keys.bus(shard_of(o.game_id, self.shards))
+            for data in plan.public:
+                if data is not None:
+                    self.sink.add(bus, {"data": data})
+            bound.debug("accepted", type=o.command_type, seat=o.seat)
+        else:
+            self.stats["rejected"] += 1
+            bound.info("rejected", type=o.command_type, seat=o.seat, rule=o.rule, detail=o.detail)
+        self._reply(plan.item.env, Reply(outcome=o, token=plan.token))
+
+    def _reply(self, env: CommandEnvelope, reply: Reply) -> None:
+        if env.reply_to:
+            self.sink.add(env.reply_to, {"data": codec.encode(reply)})
+
+    def _reply_prior(self, plan: Planned, prior: bytes | None) -> None:
+        """A redelivered command gets the answer it got the first time (and the same seat token)."""
+        if prior is None:
+            return
+        outcome = msgspec.json.decode(prior, type=CommandOutcome)
+        payload = plan.item.payload
+        token = None
+        if outcome.status == ACCEPTED and isinstance(payload, lc.JoinSeat):
+            token = tokens.seat_token(self.secret, outcome.game_id, payload.seat, outcome.command_id)
+        self._reply(plan.item.env, Reply(outcome=outcome, token=token))

@@ -1,0 +1,60 @@
+"""Side effects of a batch (publishes, replies, dead letters, acks), flushed in one round trip."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import redis.asyncio as aredis
+
+
+class Sink(Protocol):
+    def add(self, stream: str, fields: dict[str, bytes | str], entry_id: str = "*") -> None: ...
+
+    def ack(self, stream: str, group: str, ids: list[bytes]) -> None: ...
+
+    async def flush(self) -> None: ...
+
+
+class RedisSink:
+    def __init__(self, client: aredis.Redis) -> None:
+        self.client = client
+        self._ops: list[tuple[str, tuple[object, ...]]] = []
+
+    def add(self, stream: str, fields: dict[str, bytes | str], entry_id: str = "*") -> None:
+        self._ops.append(("xadd", (stream, fields, entry_id)))
+
+    def ack(self, stream: str, group: str, ids: list[bytes]) -> None:
+        if ids:
+            self._ops.append(("xack", (stream, group, ids)))
+
+    async def flush(self) -> None:
+        if not self._ops:
+            return
+        ops, self._ops = self._ops, []
+        pipe = self.client.pipeline(transaction=False)
+        for op, args in ops:
+            if op == "xadd":
+                stream, fields, entry_id = args
+                pipe.xadd(stream, fields, id=entry_id)  # type: ignore[arg-type]
+            else:
+                stream, group, ids = args
+                pipe.xack(stream, group, *ids)  # type: ignore[arg-type]
+        # A failed XADD (e.g. a reply stream of the wrong type) must not undo the others.
+        await pipe.execute(raise_on_error=False)
+
+
+class MemorySink:
+    """Records effects, for unit tests of the engine."""
+
+    def __init__(self) -> None:
+        self.streams: dict[str, list[dict[str, bytes | str]]] = {}
+        self.acked: list[bytes] = []
+
+    def add(self, stream: str, fields: dict[str, bytes | str], entry_id: str = "*") -> None:
+        self.streams.setdefault(stream, []).append(fields)
+
+    def ack(self, stream: str, group: str, ids: list[bytes]) -> None:
+        self.acked += ids
+
+    async def flush(self) -> None:
+        return None
