@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -53,3 +53,36 @@ def play_game(
             if keep_events:
                 events.append(ev)
     return Played(result=rules.result(state), events=events, state=state, commands=commands)
+
+
+class Standing(msgspec.Struct, kw_only=True):
+    """How one kind of bot fared: seats played, wins (a shared win counts 1/k), win rate per seat."""
+
+    seats: int = 0
+    wins: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.seats if self.seats else 0.0
+
+
+def tournament(
+    rules: Rules[Any],
+    makers: dict[str, Callable[[int], Bot]],
+    num_players: int,
+    games: int,
+    seed_prefix: str = "tournament",
+) -> dict[str, Standing]:
+    """Play `games` seeded games; seat s of game i gets kind (s + i) mod len(makers), so every kind
+    sits at every seat. `makers[kind](bot_seed)` builds a fresh bot."""
+    kinds = list(makers)
+    table = {k: Standing() for k in kinds}
+    for i in range(games):
+        seating = [kinds[(s + i) % len(kinds)] for s in range(num_players)]
+        bots = [makers[k](i * num_players + s) for s, k in enumerate(seating)]
+        played = play_game(rules, bots, f"{seed_prefix}-{num_players}-{i}", num_players)
+        for s, k in enumerate(seating):
+            table[k].seats += 1
+            if s in played.result.winners:
+                table[k].wins += 1 / len(played.result.winners)
+    return table

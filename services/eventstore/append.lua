@@ -1,38 +1,54 @@
--- Atomic, idempotent append of one command's outcome to one game (all keys share a hash tag).
+-- Atomic, idempotent append of the outcomes of consecutive commands to one game.
+-- All keys share the game's hash tag. Commands are applied in order; the first duplicate or
+-- version conflict stops the script, because every later command was judged on a state that
+-- included the stopped one's effects, so none of them may land.
 -- KEYS: 1 log, 2 public, 3 command outcomes (hash), 4 audit
--- ARGV: 1 expected version, 2 command id, 3 outcome record, 4 n events,
---       5..4+n private events, 5+n..4+2n public events ('' = withheld),
---       5+2n public rejection ('' = none)
--- Returns {'dup', prior outcome} | {'conflict', actual version} | {'ok', new version}
-local prior = redis.call('HGET', KEYS[3], ARGV[2])
-if prior then return {'dup', prior} end
-
+-- ARGV: 1 expected version, 2 number of commands, then per command:
+--       command id, outcome record, n events, n private events, n public events ('' = withheld),
+--       public rejection ('' = none)
+-- Returns one reply per command applied or stopping: {'ok', new version} | {'dup', prior outcome}
+-- | {'conflict', actual version}
 local v = 0
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if #last > 0 then v = tonumber(string.match(last[1][1], '^(%d+)-')) end
-if v ~= tonumber(ARGV[1]) then return {'conflict', tostring(v)} end
 
-local n = tonumber(ARGV[4])
-for i = 1, n do
-  -- Entry ids are the versions, so readers can range by version and a re-publish is refused.
-  local id = tostring(v + i) .. '-0'
-  redis.call('XADD', KEYS[1], id, 'data', ARGV[4 + i])
-  local pub = ARGV[4 + n + i]
-  if pub ~= '' then redis.call('XADD', KEYS[2], id, 'data', pub) end
-end
-
-local rejection = ARGV[5 + 2 * n]
-if rejection ~= '' then
-  -- Rejections do not move the version: they take sequence numbers after the event at v.
-  local seq = 1
-  local lp = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-  if #lp > 0 then
-    local ms, s = string.match(lp[1][1], '^(%d+)-(%d+)$')
-    if tonumber(ms) == v then seq = tonumber(s) + 1 end
+local expected = tonumber(ARGV[1])
+local out = {}
+local a = 3
+for _ = 1, tonumber(ARGV[2]) do
+  local command_id, outcome, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
+  local prior = redis.call('HGET', KEYS[3], command_id)
+  if prior then
+    out[#out + 1] = {'dup', prior}
+    return out
   end
-  redis.call('XADD', KEYS[2], tostring(v) .. '-' .. tostring(seq), 'data', rejection)
+  if v ~= expected then
+    out[#out + 1] = {'conflict', tostring(v)}
+    return out
+  end
+  for i = 1, n do
+    -- Entry ids are the versions, so readers range by version and a re-publish is refused.
+    local id = tostring(v + i) .. '-0'
+    redis.call('XADD', KEYS[1], id, 'data', ARGV[a + 2 + i])
+    local pub = ARGV[a + 2 + n + i]
+    if pub ~= '' then redis.call('XADD', KEYS[2], id, 'data', pub) end
+  end
+  local rejection = ARGV[a + 3 + 2 * n]
+  if rejection ~= '' then
+    -- Rejections do not move the version: they take sequence numbers after the event at v.
+    local seq = 1
+    local lp = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+    if #lp > 0 then
+      local ms, s = string.match(lp[1][1], '^(%d+)-(%d+)$')
+      if tonumber(ms) == v then seq = tonumber(s) + 1 end
+    end
+    redis.call('XADD', KEYS[2], tostring(v) .. '-' .. tostring(seq), 'data', rejection)
+  end
+  redis.call('HSET', KEYS[3], command_id, outcome)
+  redis.call('XADD', KEYS[4], '*', 'data', outcome)
+  v = v + n
+  expected = v
+  out[#out + 1] = {'ok', tostring(v)}
+  a = a + 4 + 2 * n
 end
-
-redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
-redis.call('XADD', KEYS[4], '*', 'data', ARGV[3])
-return {'ok', tostring(v + n)}
+return out

@@ -7,6 +7,8 @@ from typing import Protocol
 import msgspec
 
 OK, DUPLICATE, CONFLICT = "ok", "dup", "conflict"
+# Not attempted: an earlier request for the same game in the same call was a duplicate or conflict.
+SKIPPED = "skipped"
 
 
 class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -21,14 +23,16 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
-    status: str  # ok | dup | conflict
+    status: str  # ok | dup | conflict | skipped
     version: int = 0  # ok: the new version; conflict: the actual version
     prior_outcome: bytes | None = None  # dup: the outcome recorded the first time
 
 
 class EventStore(Protocol):
     async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
-        """Each request is atomic on its own; all are sent in one round trip, in order."""
+        """All sent in one round trip, in order. Consecutive requests for one game form a chain,
+        each judged on the state the previous one left: once one of them is a duplicate or a
+        conflict, the rest of the chain is SKIPPED (never appended on a state that did not happen)."""
         ...
 
     async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult
+from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendRequest, AppendResult
 
 
 class MemoryEventStore:
@@ -13,7 +13,17 @@ class MemoryEventStore:
         self.audits: dict[str, list[bytes]] = {}
 
     async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
-        return [self._append(r) for r in requests]
+        out: list[AppendResult] = []
+        broken: str | None = None
+        for i, r in enumerate(requests):
+            chained = i > 0 and requests[i - 1].game_id == r.game_id
+            if chained and broken == r.game_id:
+                out.append(AppendResult(status=SKIPPED))
+                continue
+            result = self._append(r)
+            broken = r.game_id if result.status != OK else None
+            out.append(result)
+        return out
 
     def _append(self, r: AppendRequest) -> AppendResult:
         seen = self.outcomes.setdefault(r.game_id, {})

@@ -6,7 +6,7 @@ from importlib.resources import files
 
 import redis.asyncio as aredis
 
-from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult
+from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendRequest, AppendResult
 from services.eventstore.keys import Keys
 
 _APPEND = files("services.eventstore").joinpath("append.lua").read_text()
@@ -25,22 +25,32 @@ class RedisEventStore:
     async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
         if not requests:
             return []
-        pipe = self.client.pipeline(transaction=False)
+        # Consecutive requests for one game go in one script call (see append.lua).
+        groups: list[list[AppendRequest]] = []
         for r in requests:
-            args: list[bytes | str | int] = [r.expected_version, r.command_id, r.outcome, len(r.events)]
-            args += r.events
-            args += [p if p is not None else b"" for p in r.public]
-            args.append(r.public_rejection or b"")
-            await self._append(keys=self.keys.game_keys(r.game_id), args=args, client=pipe)
-        raw = await pipe.execute()
-        out: list[AppendResult] = []
-        for status, value in raw:
-            if status == b"ok":
-                out.append(AppendResult(status=OK, version=int(value)))
-            elif status == b"dup":
-                out.append(AppendResult(status=DUPLICATE, prior_outcome=value))
+            if groups and groups[-1][0].game_id == r.game_id:
+                groups[-1].append(r)
             else:
-                out.append(AppendResult(status=CONFLICT, version=int(value)))
+                groups.append([r])
+        pipe = self.client.pipeline(transaction=False)
+        for group in groups:
+            args: list[bytes | str | int] = [group[0].expected_version, len(group)]
+            for r in group:
+                args += [r.command_id, r.outcome, len(r.events), *r.events]
+                args += [p if p is not None else b"" for p in r.public]
+                args.append(r.public_rejection or b"")
+            await self._append(keys=self.keys.game_keys(group[0].game_id), args=args, client=pipe)
+        replies = await pipe.execute()
+        out: list[AppendResult] = []
+        for group, reply in zip(groups, replies, strict=True):
+            for r, (status, value) in zip(group, reply, strict=False):
+                if status == b"ok":
+                    out.append(AppendResult(status=OK, version=int(value)))
+                elif status == b"dup":
+                    out.append(AppendResult(status=DUPLICATE, prior_outcome=value))
+                else:
+                    out.append(AppendResult(status=CONFLICT, version=int(value)))
+            out += [AppendResult(status=SKIPPED)] * (len(group) - len(reply))
         return out
 
     async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:

@@ -18,7 +18,6 @@ import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
 from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMessage
-from faststream.redis.subscriber.usecases.stream_subscriber import _StreamHandlerMixin
 
 from services.broker import make_broker
 from services.config import Settings
@@ -59,7 +58,7 @@ class RefereeService:
         self.broker = make_broker(url)
         self.client: aredis.Redis = aredis.Redis.from_url(url)
         self.engine: Referee | None = None
-        self.subscribers: list[_StreamHandlerMixin] = []
+        self.subscribers: list[Any] = []
         self._watchdog: asyncio.Task[None] | None = None
         for shard in settings.shard_list:
             self._subscribe(shard)
@@ -68,23 +67,27 @@ class RefereeService:
         s = self.settings
         stream = self.keys.intake(shard)
 
-        @self.broker.subscriber(
+        judging = self.broker.subscriber(
             stream=StreamSub(
                 stream, group=GROUP, consumer=s.consumer, batch=True, max_records=s.batch, polling_interval=100
             ),
             parser=raw_parser,
             ack_policy=AckPolicy.MANUAL,
         )
+        reclaiming = self.broker.subscriber(
+            stream=StreamSub(stream, group=GROUP, consumer=s.consumer, min_idle_time=s.reclaim_idle_ms),
+            parser=raw_parser,
+            ack_policy=AckPolicy.MANUAL,
+        )
+        self.subscribers += [judging, reclaiming]
+
+        @judging
         async def judge(msg: RedisBatchStreamMessage) -> None:
             raw = msg.raw_message
             assert self.engine is not None
             await self.engine.handle(stream, list(zip(raw["message_ids"], raw["data"], strict=True)))
 
-        @self.broker.subscriber(
-            stream=StreamSub(stream, group=GROUP, consumer=s.consumer, min_idle_time=s.reclaim_idle_ms),
-            parser=raw_parser,
-            ack_policy=AckPolicy.MANUAL,
-        )
+        @reclaiming
         async def reclaim(msg: RedisStreamMessage) -> None:
             raw = msg.raw_message
             entry_id: bytes = raw["message_ids"][0]
@@ -99,8 +102,6 @@ class RefereeService:
                 await self.engine.sink.flush()
                 return
             await self.engine.handle(stream, [(entry_id, fields)])
-
-        self.subscribers += [judge, reclaim]  # type: ignore[list-item]
 
     async def start(self) -> None:
         secret = await load_secret(self.client, self.keys, self.settings.token_secret)
@@ -125,7 +126,10 @@ class RefereeService:
             for sub in self.subscribers:
                 if not sub.running:
                     log.warning("consumer_group_recreated", stream=sub.stream_sub.name)
-                    await sub.start()
+                    try:
+                        await sub.start()
+                    except Exception:
+                        log.exception("subscriber_restart_failed", stream=sub.stream_sub.name)
 
     async def stop(self) -> None:
         if self._watchdog:

@@ -140,9 +140,18 @@ class Referee:
             plans: list[tuple[str, Planned]] = []
             appends: list[AppendRequest] = []
             for game_id, items in pending.items():
-                agg = self.cache[game_id]
-                for item in items:
-                    plan, append = self._decide(agg, item, now_ms)
+                agg = self.cache.get(game_id)
+                if agg is None:
+                    continue  # its log could not be folded: left pending, see _load
+                try:
+                    decided = [self._decide(agg, item, now_ms) for item in items]
+                except Exception:
+                    # A bug or bad data must not sink the batch: this game's commands stay pending,
+                    # are redelivered by the reclaimer and dead-lettered after max_deliveries.
+                    log.exception("decide_failed", game_id=game_id, command_id=items[0].env.command_id)
+                    self._evict(game_id)
+                    continue
+                for plan, append in decided:
                     plans.append((game_id, plan))
                     appends.append(append)
             results = await self.store.append_many(appends)
@@ -160,7 +169,8 @@ class Referee:
                     acks.append(plan.item.entry_id)
                     retry[game_id] = []
                 else:
-                    assert result.status == CONFLICT
+                    # A conflict; SKIPPED only follows a duplicate or conflict, already in retry.
+                    assert result.status == CONFLICT, result.status
                     self.stats["conflicts"] += 1
                     self._evict(game_id)
                     retry[game_id] = [plan.item]
@@ -173,9 +183,13 @@ class Referee:
         if missing:
             logs = await self.store.read_many(missing)
             for game_id, entries in logs.items():
-                self.cache[game_id] = rebuild(game_id, entries)
+                try:
+                    self.cache[game_id] = rebuild(game_id, entries)
+                except Exception:
+                    log.exception("log_unreadable", game_id=game_id)
         for g in game_ids:
-            self.cache.move_to_end(g)
+            if g in self.cache:
+                self.cache.move_to_end(g)
         while len(self.cache) > self.cache_games:
             self.cache.popitem(last=False)
 

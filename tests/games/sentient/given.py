@@ -13,7 +13,9 @@ from games.sentient import RULES
 from games.sentient.state import SentientState
 
 DATA = RULES.data
-ROUND1_INVESTORS = ["INV-1-information", "INV-1-industry", "INV-1-military", "INV-1-service", "INV-1-transport"]
+ROUND1_INVESTORS = [
+    "INV-1-information", "INV-1-industry", "INV-1-military", "INV-1-service", "INV-1-transport",
+]  # fmt: skip
 
 
 def card_where(**want: object) -> str:

@@ -1,0 +1,169 @@
+"""The referee's application service over the in-memory store: given a log, when commands, then
+events, outcomes, replies and dead letters."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.outcome import Reply
+from contracts.sentient import Pass
+from games import match as m
+from games.bots import RandomBot
+from games.catalog import rules_for
+from services.eventstore.keys import Keys
+from services.eventstore.memory_store import MemoryEventStore
+from services.referee.engine import Referee, rebuild
+from services.referee.sink import MemorySink
+from tests.platform.helpers import entry, envelope
+
+KEYS = Keys("t")
+INTAKE = KEYS.intake(0)
+
+
+@pytest.fixture
+def referee() -> Referee:
+    return Referee(MemoryEventStore(), MemorySink(), KEYS, shards=1, secret=b"s")
+
+
+def replies(ref: Referee, stream: str = "replies") -> list[Reply]:
+    sink = ref.sink
+    assert isinstance(sink, MemorySink)
+    return [msgspec.json.decode(f["data"], type=Reply) for f in sink.streams.get(stream, [])]
+
+
+async def send(ref: Referee, game_id: str, payload: msgspec.Struct, **kw: object) -> Reply:
+    env = envelope(game_id, payload, reply_to="replies", **kw)  # type: ignore[arg-type]
+    await ref.handle(INTAKE, [entry(env)])
+    return replies(ref)[-1]
+
+
+async def seated_game(ref: Referee, n: int = 2) -> list[str]:
+    await send(ref, "g", lc.CreateGame(game_type="sentient", num_players=n))
+    tokens = []
+    for seat in range(n):
+        reply = await send(ref, "g", lc.JoinSeat(seat=seat, name=f"p{seat}"))
+        assert reply.token is not None
+        tokens.append(reply.token)
+    return tokens
+
+
+async def log_of(ref: Referee, game_id: str = "g") -> m.Match:
+    return rebuild(game_id, await ref.store.read(game_id))
+
+
+async def test_a_full_game_between_bots_ends_with_scores_and_the_seed_revealed(referee: Referee) -> None:
+    tokens = await seated_game(referee, 3)
+    assert (await send(referee, "g", lc.StartGame(), seat=0, token=tokens[0])).outcome.status == "accepted"
+    rules = rules_for("sentient")
+    assert rules is not None
+    bots = [RandomBot(i) for i in range(3)]
+    for _ in range(2000):
+        agg = referee.cache["g"]
+        if agg.status == m.OVER:
+            break
+        seat = m.to_act(agg)[0]
+        cmd = bots[seat].choose({}, rules.legal_actions(agg.game, seat), seat)
+        reply = await send(referee, "g", cmd, seat=seat, token=tokens[seat], expected_version=agg.version)
+        assert reply.outcome.status == "accepted", reply.outcome
+    live = referee.cache["g"]
+    assert live.status == m.OVER
+    replayed = await log_of(referee)
+    assert replayed.version == live.version
+    assert msgspec.to_builtins(rules.view(replayed.game, None)) == msgspec.to_builtins(rules.view(live.game, None))
+    types = [codec.decode_event(e).type for _, e in await referee.store.read("g")]
+    assert types[-2:] == ["lifecycle.GameEnded", "lifecycle.SeedRevealed"]
+
+
+async def test_a_redelivered_command_appends_nothing_and_gets_its_first_answer_again(referee: Referee) -> None:
+    await send(referee, "g", lc.CreateGame(game_type="sentient", num_players=2))
+    join = envelope("g", lc.JoinSeat(seat=0, name="a"), reply_to="replies")
+    await referee.handle(INTAKE, [entry(join)])
+    before = await referee.store.read("g")
+    await referee.handle(INTAKE, [entry(join)])  # the same command id, delivered again
+    assert await referee.store.read("g") == before
+    first, again = replies(referee)[-2:]
+    assert again.outcome == first.outcome and again.token == first.token is not None
+
+
+async def test_commands_for_a_seat_without_its_token_are_refused(referee: Referee) -> None:
+    tokens = await seated_game(referee)
+    await send(referee, "g", lc.StartGame(), seat=0, token=tokens[0])
+    seat = m.to_act(referee.cache["g"])[0]
+    other = 1 - seat
+    reply = await send(referee, "g", Pass(), seat=seat, token=tokens[other])  # impersonation
+    assert (reply.outcome.status, reply.outcome.rule) == ("rejected", "GAME-AUTH")
+    assert not reply.outcome.authenticated
+    reply = await send(referee, "g", Pass(), seat=seat)
+    assert reply.outcome.rule == "GAME-AUTH"
+
+
+async def test_a_stale_expected_version_is_refused_and_says_so(referee: Referee) -> None:
+    tokens = await seated_game(referee)
+    version = referee.cache["g"].version
+    reply = await send(referee, "g", lc.StartGame(), seat=0, token=tokens[0], expected_version=version - 1)
+    assert reply.outcome.rule == "GAME-STALE"
+    assert f"game is at {version}" in (reply.outcome.detail or "")
+
+
+async def test_garbage_bytes_go_to_the_dead_letter_stream_and_are_acked(referee: Referee) -> None:
+    garbage = entry(b"\xff\xfe not json")
+    no_data = (b"99-0", {b"other": b"x"})
+    await referee.handle(INTAKE, [garbage, no_data])
+    sink = referee.sink
+    assert isinstance(sink, MemorySink)
+    dead = sink.streams[KEYS.dead_letter]
+    assert [d["reason"] for d in dead][0].startswith("malformed envelope")
+    assert dead[0]["field:data"] == b"\xff\xfe not json"
+    assert set(sink.acked) >= {garbage[0], no_data[0]}
+
+
+async def test_an_unknown_command_type_is_dead_lettered_and_rejected(referee: Referee) -> None:
+    await send(referee, "g", lc.CreateGame(game_type="sentient", num_players=2))
+    env = envelope("g", lc.StartGame(), reply_to="replies")
+    env = msgspec.structs.replace(env, type="sentient.Teleport")
+    await referee.handle(INTAKE, [entry(env)])
+    assert replies(referee)[-1].outcome.rule == "GAME-UNKNOWN-TYPE"
+    sink = referee.sink
+    assert isinstance(sink, MemorySink)
+    assert "unknown command type" in str(sink.streams[KEYS.dead_letter][-1]["reason"])
+
+
+async def test_a_payload_not_matching_its_schema_is_rejected_as_malformed(referee: Referee) -> None:
+    env = envelope("g", lc.CreateGame(game_type="sentient", num_players=2), reply_to="replies")
+    env = msgspec.structs.replace(env, payload=msgspec.Raw(b'{"game_type": 7}'))
+    await referee.handle(INTAKE, [entry(env)])
+    assert replies(referee)[-1].outcome.rule == "GAME-MALFORMED"
+    assert await referee.store.read("g") == []
+
+
+async def test_one_game_with_an_unreadable_log_does_not_block_the_others(referee: Referee) -> None:
+    store = referee.store
+    assert isinstance(store, MemoryEventStore)
+    store.logs["bad"] = [b"not an event"]
+    bad = entry(envelope("bad", lc.StartGame()))
+    good = entry(envelope("good", lc.CreateGame(game_type="sentient", num_players=2)))
+    await referee.handle(INTAKE, [bad, good])
+    sink = referee.sink
+    assert isinstance(sink, MemorySink)
+    assert good[0] in sink.acked and bad[0] not in sink.acked  # left pending for the reclaimer
+    assert len(await store.read("good")) == 1
+
+
+async def test_the_public_projection_hides_the_seed_tokens_and_deck_order(referee: Referee) -> None:
+    tokens = await seated_game(referee)
+    await send(referee, "g", lc.StartGame(), seat=0, token=tokens[0])
+    store = referee.store
+    assert isinstance(store, MemoryEventStore)
+    agg = referee.cache["g"]
+    public = b"".join(store.public["g"])
+    assert agg.seed is not None and agg.seed.encode() not in public
+    for info in agg.seats:
+        assert info is not None and info.token_hash is not None and info.token_hash.encode() not in public
+    assert tokens[0].encode() not in public
+    private = b"".join(store.logs["g"])
+    assert agg.seed.encode() in private  # the private log keeps what verify needs
+    deck = msgspec.json.encode(agg.game.deck)[1:-1]
+    assert deck and deck in private and deck not in public

@@ -1,0 +1,70 @@
+"""Both event stores honour the same contract: guarded, idempotent, chained appends."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aredis
+
+from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendRequest, EventStore
+from services.eventstore.keys import Keys
+from services.eventstore.memory_store import MemoryEventStore
+from services.eventstore.redis_store import RedisEventStore
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest, prefix: str, redis_url: str) -> AsyncIterator[EventStore]:
+    if request.param == "memory":
+        yield MemoryEventStore()
+        return
+    client = aredis.Redis.from_url(redis_url)
+    yield RedisEventStore(client, Keys(prefix))
+    await client.aclose()
+
+
+def req(cmd: str, expected: int, n: int = 1, game: str = "g") -> AppendRequest:
+    events = [f'{{"e":"{cmd}-{i}"}}'.encode() for i in range(n)]
+    return AppendRequest(game_id=game, expected_version=expected, command_id=cmd, outcome=cmd.encode(),
+                         events=events, public=[None] * n)
+
+
+async def test_append_then_read_by_version(store: EventStore) -> None:
+    assert [r.status for r in await store.append_many([req("a", 0, 2), req("b", 2, 1)])] == [OK, OK]
+    assert [v for v, _ in await store.read("g")] == [1, 2, 3]
+    assert [v for v, _ in await store.read("g", after=2)] == [3]
+    assert await store.outcome("g", "b") == b"b"
+
+
+async def test_a_wrong_expected_version_appends_nothing(store: EventStore) -> None:
+    await store.append_many([req("a", 0)])
+    [result] = await store.append_many([req("b", 0)])
+    assert (result.status, result.version) == (CONFLICT, 1)
+    assert len(await store.read("g")) == 1
+
+
+async def test_a_known_command_id_returns_the_first_outcome(store: EventStore) -> None:
+    await store.append_many([req("a", 0)])
+    [result] = await store.append_many([req("a", 1)])
+    assert (result.status, result.prior_outcome) == (DUPLICATE, b"a")
+    assert len(await store.read("g")) == 1
+
+
+async def test_after_a_conflict_the_rest_of_the_games_chain_is_skipped(store: EventStore) -> None:
+    """The second command was judged on the first's effects: it must not land at the version the
+    failed first one would have taken (the race two referees hit)."""
+    await store.append_many([req("other-referee", 0)])
+    results = await store.append_many([req("x", 0), req("y", 1), req("z", 0, game="h")])
+    assert [r.status for r in results] == [CONFLICT, SKIPPED, OK]
+    assert [v for v, _ in await store.read("g")] == [1]
+    assert await store.outcome("g", "y") is None
+
+
+async def test_rejections_record_an_outcome_without_moving_the_version(store: EventStore) -> None:
+    await store.append_many([req("a", 0)])
+    rejection = AppendRequest(game_id="g", expected_version=1, command_id="r", outcome=b"no",
+                              public_rejection=b'{"rejected":1}')
+    assert [r.status for r in await store.append_many([rejection, req("b", 1)])] == [OK, OK]
+    assert [v for v, _ in await store.read("g")] == [1, 2]
+    assert await store.audit("g") == [b"a", b"no", b"b"]
+    assert b'{"rejected":1}' in await store.read_public("g")

@@ -1,0 +1,184 @@
+"""The services over a real Redis: the bus, consumer groups, reclaiming, dead letters, races."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import msgspec
+import pytest
+import redis.asyncio as aredis
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.protocol import HostBot
+from dicestream.runtime import running
+from games import match as m
+from services.client import Client
+from services.config import Settings
+from services.eventstore.keys import Keys, shard_of
+from services.eventstore.redis_store import RedisEventStore
+from services.referee.app import GROUP, RefereeService
+from services.referee.engine import rebuild
+from tests.platform.helpers import envelope
+
+pytestmark = pytest.mark.redis
+
+
+async def wait_for(predicate, timeout: float = 20.0, every: float = 0.05):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = await predicate()
+        if value:
+            return value
+        await asyncio.sleep(every)
+    raise AssertionError("condition not met in time")
+
+
+async def test_full_bot_games_over_the_bus(settings: Settings, redis_url: str, client: aredis.Redis) -> None:
+    keys = Keys(settings.prefix)
+    async with running(settings, redis_url) as run:
+        cli = Client(client, keys, settings.shards)
+        runner = run.bots.runner
+        games = {"g2": 2, "g4": 4}
+        for gid, n in games.items():
+            assert (await cli.call(gid, lc.CreateGame(game_type="sentient", num_players=n))).outcome.status == "accepted"
+            for seat in range(n):
+                kind = "greedy" if seat % 2 == 0 else "random"
+                assert await runner.host(HostBot(game_id=gid, seat=seat, kind=kind, seed=seat))
+            await runner.start_game(gid, 0)
+
+        async def all_over() -> bool:
+            return len(runner.finished) == len(games)
+
+        await wait_for(all_over, timeout=60)
+        store = RedisEventStore(client, keys)
+        for gid, n in games.items():
+            agg = rebuild(gid, await store.read(gid))
+            assert agg.status == m.OVER and len(agg.seats) == n
+            assert agg.result is not None and runner.finished[gid].scores == agg.result.scores
+
+            async def projected(gid: str = gid, version: int = agg.version) -> bool:
+                state = await run.projector.projector.game(gid)
+                return state is not None and state["summary"]["version"] == version  # type: ignore[index]
+
+            await wait_for(projected)
+            # The public stream ends with the revealed seed, and equals the log minus secrets.
+            public = [codec.decode_event(d) for d in await store.read_public(gid)]
+            events = [e for e in public if e.type != "lifecycle.CommandRejected"]
+            assert [e.version for e in events] == list(range(1, agg.version + 1))
+            assert events[-1].type == "lifecycle.SeedRevealed"
+        await cli.close()
+
+
+async def test_two_referees_racing_on_one_game_write_one_consistent_log(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    keys = Keys(settings.prefix)
+    a = RefereeService(msgspec.structs.replace(settings, consumer="a"), redis_url)
+    b = RefereeService(msgspec.structs.replace(settings, consumer="b"), redis_url)
+    await a.start()
+    await b.start()
+    try:
+        cli = Client(client, keys, settings.shards)
+        await cli.call("race", lc.CreateGame(game_type="sentient", num_players=4))
+        # 40 joins for 4 seats, with no expected version: both referees judge some of them.
+        sent = [await cli.send("race", lc.JoinSeat(seat=i % 4, name=f"p{i}")) for i in range(40)]
+        outcomes = [await cli.wait(c) for c in sent]
+        accepted = [o for o in outcomes if o.outcome.status == "accepted"]
+        assert len(accepted) == 4
+        assert {o.outcome.rule for o in outcomes if o.outcome.status == "rejected"} == {"GAME-SEAT-TAKEN"}
+        store = RedisEventStore(client, keys)
+        log = await store.read("race")
+        assert [v for v, _ in log] == list(range(1, 6))
+        agg = rebuild("race", log)
+        assert all(s is not None for s in agg.seats)
+        assert len(await store.audit("race")) == 41
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_duplicate_delivery_appends_nothing(settings: Settings, redis_url: str, client: aredis.Redis) -> None:
+    keys = Keys(settings.prefix)
+    async with running(settings, redis_url, ("referee",)):
+        cli = Client(client, keys, settings.shards)
+        env = cli.envelope("dup", lc.CreateGame(game_type="sentient", num_players=2))
+        await cli.send_envelope(env)
+        first = await cli.wait(env.command_id)
+        await cli.send_envelope(env)
+        again = await cli.wait(env.command_id)
+        assert first.outcome == again.outcome
+        assert len(await RedisEventStore(client, keys).read("dup")) == 1
+
+
+async def test_commands_left_pending_by_a_dead_referee_are_reclaimed(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    keys = Keys(settings.prefix)
+    stream = keys.intake(shard_of("orphan", settings.shards))
+    await client.xgroup_create(stream, GROUP, id="$", mkstream=True)
+    cli = Client(client, keys, settings.shards)
+    ids = [await cli.send("orphan", lc.CreateGame(game_type="sentient", num_players=2))]
+    ids += [await cli.send("orphan", lc.JoinSeat(seat=s, name="x")) for s in range(2)]
+    # A referee reads the batch, then dies before judging or acking it.
+    got = await client.xreadgroup(GROUP, "dead-referee", {stream: ">"}, count=10)
+    assert len(got[0][1]) == 3
+    async with running(settings, redis_url, ("referee",)):
+        outcomes = [await cli.wait(c, timeout_s=20) for c in ids]
+    assert [o.outcome.status for o in outcomes] == ["accepted"] * 3
+    assert (await client.xpending(stream, GROUP))["pending"] == 0
+    assert len(await RedisEventStore(client, keys).read("orphan")) == 3
+
+
+async def test_a_command_that_keeps_failing_is_dead_lettered_not_retried_forever(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    keys = Keys(settings.prefix)
+    await client.xadd(keys.log("broken"), {"data": b"corrupt"}, id="1-0")  # a log no rules can fold
+    cli = Client(client, keys, settings.shards)
+    async with running(settings, redis_url, ("referee",)):
+        await cli.send("broken", lc.StartGame(), seat=0, token="t")
+        ok = await cli.call("fine", lc.CreateGame(game_type="sentient", num_players=2))
+        assert ok.outcome.status == "accepted"  # the poisoned game does not block others
+
+        async def dead() -> list[tuple[bytes, dict[bytes, bytes]]]:
+            return await client.xrange(keys.dead_letter)  # type: ignore[no-any-return]
+
+        letters = await wait_for(dead, timeout=30)
+    assert b"deliveries" in letters[0][1][b"reason"]
+    stream = keys.intake(shard_of("broken", settings.shards))
+    assert (await client.xpending(stream, GROUP))["pending"] == 0
+
+
+async def test_garbage_on_the_intake_is_dead_lettered_and_the_referee_keeps_going(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    keys = Keys(settings.prefix)
+    cli = Client(client, keys, settings.shards)
+    stream = keys.intake(shard_of("after", settings.shards))
+    async with running(settings, redis_url, ("referee",)):
+        await client.xadd(stream, {"data": b"\x80\x81\xfe garbage"})
+        await client.xadd(stream, {"payload": b"{}"})
+        unknown = envelope("after", lc.StartGame(), reply_to=cli.reply_to)
+        unknown = msgspec.structs.replace(unknown, type="nope.Nothing")
+        await client.xadd(stream, {"data": codec.encode(unknown)})
+        rejected = await cli.wait(unknown.command_id)
+        assert rejected.outcome.rule == "GAME-UNKNOWN-TYPE"
+        ok = await cli.call("after", lc.CreateGame(game_type="sentient", num_players=2))
+        assert ok.outcome.status == "accepted"
+    letters = await client.xrange(keys.dead_letter)
+    assert len(letters) == 3
+    assert (await client.xpending(stream, GROUP))["pending"] == 0
+
+
+async def test_a_lost_consumer_group_is_recreated(settings: Settings, redis_url: str, client: aredis.Redis) -> None:
+    keys = Keys(settings.prefix)
+    cli = Client(client, keys, settings.shards)
+    stream = keys.intake(shard_of("nogroup", settings.shards))
+    async with running(settings, redis_url, ("referee",)):
+        await cli.call("nogroup", lc.CreateGame(game_type="sentient", num_players=2))
+        await client.xgroup_destroy(stream, GROUP)
+        await asyncio.sleep(1.5)  # the subscriber hits NOGROUP; the watchdog restarts it
+        reply = await cli.call("nogroup", lc.JoinSeat(seat=0, name="back"), timeout_s=15)
+        assert reply.outcome.status == "accepted"
