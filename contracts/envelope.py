@@ -24,7 +24,7 @@ class CommandEnvelope(msgspec.Struct, frozen=True, kw_only=True):
     # Stream key on which the referee posts the outcome (and, for JoinSeat, the seat token).
     reply_to: str | None = None
     sent_at_ms: int | None = None
-    payload: msgspec.Raw = msgspec.Raw(b"{}")
+    payload: msgspec.Raw
 
 
 class EventEnvelope(msgspec.Struct, frozen=True, kw_only=True):
@@ -39,7 +39,7 @@ class EventEnvelope(msgspec.Struct, frozen=True, kw_only=True):
     correlation_id: str | None = None
     causation_id: str | None = None
     recorded_at_ms: int = 0
-    payload: msgspec.Raw = msgspec.Raw(b"{}")
+    payload: msgspec.Raw
 
 
 def event_id(game_id: str, version: int) -> str:

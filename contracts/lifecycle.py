@@ -96,7 +96,7 @@ class CommandRejected(msgspec.Struct, frozen=True, kw_only=True):
     expected_version: int | None = None
     correlation_id: str | None = None
     # The payload as received, so an auditor sees exactly what was asked.
-    payload: msgspec.Raw = msgspec.Raw(b"{}")
+    payload: msgspec.Raw
 
 
 COMMANDS: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat, StartGame, Resign, ForceDefault)

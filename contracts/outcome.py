@@ -24,7 +24,7 @@ class CommandOutcome(msgspec.Struct, frozen=True, kw_only=True):
     text: str | None = None
     detail: str | None = None
     # The payload as received (the token is never recorded).
-    payload: msgspec.Raw = msgspec.Raw(b"{}")
+    payload: msgspec.Raw
 
 
 class Reply(msgspec.Struct, frozen=True, kw_only=True):

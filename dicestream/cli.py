@@ -21,7 +21,6 @@ from rich.table import Table
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.envelope import CommandEnvelope
 from contracts.protocol import HostBot
 from contracts.registry import command_type
 from contracts.schema import documents, render
@@ -110,7 +109,8 @@ async def _demo(settings: Settings, url: str, games: int, counts: list[int], kin
                 raise typer.Exit(f"create refused: {reply.outcome.rule} {reply.outcome.detail}")
             for seat in range(n):
                 kind = kinds[seat % len(kinds)]
-                await runner.host(HostBot(game_id=game_id, seat=seat, kind=kind, name=f"{kind}-{seat}", seed=g * 10 + seat))
+                host = HostBot(game_id=game_id, seat=seat, kind=kind, name=f"{kind}-{seat}", seed=g * 10 + seat)
+                await runner.host(host)
             await runner.start_game(game_id, 0)
             ids.append((game_id, n))
         started = time.monotonic()

@@ -23,8 +23,8 @@ from contracts.envelope import CommandEnvelope
 from contracts.outcome import ACCEPTED
 from contracts.protocol import GameOver, HostBot, SeatMessage, TurnRequest
 from services.bots import make_bot
-from services.client import Client
 from services.broker import make_broker
+from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.referee.app import raw_parser

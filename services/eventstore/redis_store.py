@@ -43,7 +43,7 @@ class RedisEventStore:
         replies = await pipe.execute()
         out: list[AppendResult] = []
         for group, reply in zip(groups, replies, strict=True):
-            for r, (status, value) in zip(group, reply, strict=False):
+            for status, value in reply:
                 if status == b"ok":
                     out.append(AppendResult(status=OK, version=int(value)))
                 elif status == b"dup":

@@ -42,7 +42,8 @@ async def test_full_bot_games_over_the_bus(settings: Settings, redis_url: str, c
         runner = run.bots.runner
         games = {"g2": 2, "g4": 4}
         for gid, n in games.items():
-            assert (await cli.call(gid, lc.CreateGame(game_type="sentient", num_players=n))).outcome.status == "accepted"
+            created = await cli.call(gid, lc.CreateGame(game_type="sentient", num_players=n))
+            assert created.outcome.status == "accepted"
             for seat in range(n):
                 kind = "greedy" if seat % 2 == 0 else "random"
                 assert await runner.host(HostBot(game_id=gid, seat=seat, kind=kind, seed=seat))

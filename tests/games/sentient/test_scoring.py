@@ -163,3 +163,11 @@ def test_bad_data_names_file_and_field(tmp_path: Path) -> None:
     bad.write_text("data_version = ")
     with pytest.raises(DataError, match=r"broken\.toml"):
         load(bad)
+
+
+def test_rules_doc_quotes_every_rule_text() -> None:
+    from games.sentient.rule_ids import RULES_TEXT
+
+    doc = " ".join((Path(__file__).parents[3] / "docs" / "rules" / "sentient.md").read_text().split())
+    for rule, text in RULES_TEXT.items():
+        assert f"**{rule}** — {' '.join(text.split())}" in doc, rule

@@ -1,0 +1,1 @@
+"""`dicestream bench`: the referee measured against raw Redis baselines (see bench/README.md)."""

@@ -1,0 +1,384 @@
+"""Pieces the benchmark sections share: referee worker processes, a reply collector, a pool of
+running Sentient games whose state the bench keeps locally, and key clean-up."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import redis.asyncio as aredis
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.envelope import CommandEnvelope
+from contracts.outcome import ACCEPTED, Reply
+from games import match as m
+from games.base import Rejected
+from games.sentient import RULES
+from services import tokens
+from services.client import Client
+from services.eventstore.keys import Keys, shard_of
+from services.eventstore.redis_store import RedisEventStore
+from services.referee.engine import rebuild
+
+GROUP = "referee"  # services.referee.app.GROUP (not imported: that pulls in FastStream)
+
+
+class BenchError(RuntimeError):
+    """Something the benchmark needs did not happen (a worker died, outcomes never came)."""
+
+
+# ---- worker processes ----------------------------------------------------------------------
+
+
+def rss_kib(pid: int) -> int | None:
+    """VmRSS of a live process in KiB (None when it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+class Worker:
+    """One `dicestream serve referee` process on a subset of the intake shards."""
+
+    def __init__(self, url: str, prefix: str, shards: int, own: Sequence[int]) -> None:
+        self.own = list(own)
+        self.consumer = f"{prefix}-referee-{uuid.uuid4().hex[:6]}"
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
+            prefix="dicestream-bench-referee-", suffix=".log", delete=False
+        )
+        env = dict(os.environ)
+        env.update(
+            REDIS_URL=url,
+            DICESTREAM_PREFIX=prefix,
+            DICESTREAM_SHARDS=str(shards),
+            DICESTREAM_OWN_SHARDS=",".join(map(str, self.own)),
+            DICESTREAM_CONSUMER=self.consumer,
+            DICESTREAM_LOG_LEVEL="warning",
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "dicestream.cli", "serve", "referee"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def rss_kib(self) -> int | None:
+        return rss_kib(self.proc.pid)
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def check_alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise BenchError(f"referee worker {self.pid} exited with {self.proc.returncode}:\n{self.log_tail()}")
+
+    async def wait_ready(self, r: aredis.Redis, keys: Keys, timeout_s: float = 30.0) -> None:
+        """Until this worker's consumer is registered in the group of every shard it owns, i.e. it
+        has issued its first XREADGROUP there (a group left by an earlier worker does not count)."""
+        deadline = time.monotonic() + timeout_s
+        waiting = set(self.own)
+        while waiting:
+            self.check_alive()
+            for shard in sorted(waiting):
+                with contextlib.suppress(aredis.ResponseError):
+                    consumers = await r.xinfo_consumers(keys.intake(shard), GROUP)
+                    if any(_s(c["name"]) == self.consumer for c in consumers):
+                        waiting.discard(shard)
+            if waiting:
+                if time.monotonic() > deadline:
+                    raise BenchError(f"referee worker {self.pid} not consuming shards {sorted(waiting)} "
+                                     f"after {timeout_s:.0f}s:\n{self.log_tail()}")
+                await asyncio.sleep(0.1)
+
+    def stop(self, timeout_s: float = 15.0) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.log.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log.name)
+
+
+def _s(v: bytes | str) -> str:
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def split_shards(shards: int, workers: int) -> list[list[int]]:
+    """Contiguous ranges, as one would set DICESTREAM_OWN_SHARDS (0-3, 4-7)."""
+    out: list[list[int]] = []
+    for w in range(workers):
+        lo, hi = shards * w // workers, shards * (w + 1) // workers
+        out.append(list(range(lo, hi)))
+    return out
+
+
+async def start_workers(url: str, keys: Keys, shards: int, count: int, r: aredis.Redis) -> list[Worker]:
+    workers = [Worker(url, keys.prefix, shards, own) for own in split_shards(shards, count)]
+    try:
+        await asyncio.gather(*(w.wait_ready(r, keys) for w in workers))
+    except BaseException:
+        stop_workers(workers)
+        raise
+    return workers
+
+
+def stop_workers(workers: Iterable[Worker]) -> None:
+    for w in workers:
+        w.stop()
+
+
+# ---- replies -------------------------------------------------------------------------------
+
+
+class Replies:
+    """One task reading one reply stream with XREAD BLOCK; records when each outcome was seen."""
+
+    def __init__(self, url: str, stream: str) -> None:
+        self.redis = aredis.Redis.from_url(url)
+        self.stream = stream
+        self.seen: dict[str, tuple[float, Reply]] = {}
+        self._pending: set[str] = set()
+        self._done = asyncio.Event()
+        self.done_at = 0.0
+        self._last: bytes | str = "0-0"
+        self._task: asyncio.Task[None] | None = None
+        self._decoder = msgspec.json.Decoder(Reply)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            got = await self.redis.xread({self.stream: self._last}, count=5000, block=1000)
+            now = time.perf_counter()
+            for _, entries in got or ():
+                for _entry_id, fields in entries:
+                    reply = self._decoder.decode(fields[b"data"])
+                    cid = reply.outcome.command_id
+                    self.seen[cid] = (now, reply)
+                    if cid in self._pending:
+                        self._pending.discard(cid)
+                        if not self._pending:
+                            self.done_at = now
+                            self._done.set()
+                self._last = entries[-1][0]
+
+    def expect(self, command_ids: Iterable[str]) -> None:
+        """Call before sending: `wait` then returns once every one of them has an outcome."""
+        self._pending = {c for c in command_ids if c not in self.seen}
+        self._done = asyncio.Event()
+        if not self._pending:
+            self.done_at = time.perf_counter()
+            self._done.set()
+
+    async def wait(self, timeout_s: float, workers: Sequence[Worker] = ()) -> float:
+        """Wait for every expected outcome; the time the last one was seen."""
+        deadline = time.monotonic() + timeout_s
+        while not self._done.is_set():
+            if self._task is not None and self._task.done():
+                self._task.result()  # re-raise the reader's error
+                raise BenchError("reply reader stopped")
+            for w in workers:
+                w.check_alive()
+            if time.monotonic() > deadline:
+                raise BenchError(f"{len(self._pending)} commands without an outcome after {timeout_s:.0f}s")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._done.wait(), 0.5)
+        return self.done_at
+
+    def take(self, command_ids: Iterable[str]) -> list[tuple[float, Reply]]:
+        return [self.seen.pop(c) for c in command_ids]
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        await self.redis.aclose()
+
+
+# ---- a pool of running games ---------------------------------------------------------------
+
+
+@dataclass
+class Game:
+    game_id: str
+    players: int
+    tokens: list[str] = field(default_factory=list)
+    hashes: list[str] = field(default_factory=list)
+    agg: m.Match | None = None
+    # The version the pending command should bring the game to (checked against its outcome).
+    expect_version: int = 0
+
+
+@dataclass
+class Stats:
+    accepted: int = 0
+    rejected: int = 0
+    version_mismatch: int = 0
+    rules: dict[str, int] = field(default_factory=dict)
+
+    def count(self, replies: Iterable[Reply], games: dict[str, Game]) -> None:
+        for rep in replies:
+            o = rep.outcome
+            if o.status == ACCEPTED:
+                self.accepted += 1
+                if o.to_version != games[o.game_id].expect_version:
+                    self.version_mismatch += 1
+            else:
+                self.rejected += 1
+                key = o.rule or "?"
+                self.rules[key] = self.rules.get(key, 0) + 1
+
+    def as_dict(self) -> dict[str, object]:
+        return {"accepted": self.accepted, "rejected": self.rejected,
+                "version_mismatch": self.version_mismatch, "rejection_rules": self.rules}
+
+
+class Pool:
+    """N Sentient games created, joined and started through the referee workers; the bench keeps
+    each game's aggregate locally (rebuilt from its log after StartGame, then advanced with the
+    same pure `decide`/`evolve` the referee runs; the seed is in the private log) so that each
+    move it sends is legal for the seat to act, carries that seat's token and the expected version."""
+
+    def __init__(self, r: aredis.Redis, keys: Keys, shards: int, replies: Replies, seed: int) -> None:
+        self.redis = r
+        self.keys = keys
+        self.shards = shards
+        self.replies = replies
+        self.client = Client(r, keys, shards, name=replies.stream.rsplit(":", 1)[-1])
+        self.client.reply_to = replies.stream
+        self.rng = random.Random(seed)
+        self.games: dict[str, Game] = {}
+
+    def encode(self, envs: Sequence[CommandEnvelope]) -> list[tuple[str, bytes]]:
+        return [(self.keys.intake(shard_of(e.game_id, self.shards)), codec.encode(e)) for e in envs]
+
+    async def send(self, wire: Sequence[tuple[str, bytes]]) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        for stream, data in wire:
+            pipe.xadd(stream, {"data": data})
+        await pipe.execute()
+
+    async def call_many(
+        self, envs: Sequence[CommandEnvelope], workers: Sequence[Worker], timeout_s: float = 120.0
+    ) -> list[Reply]:
+        ids = [e.command_id for e in envs]
+        self.replies.expect(ids)
+        await self.send(self.encode(envs))
+        await self.replies.wait(timeout_s, workers)
+        return [rep for _, rep in self.replies.take(ids)]
+
+    async def prepare(self, n: int, workers: Sequence[Worker], players: Sequence[int] = (2, 3, 4)) -> None:
+        """Create, join every seat, start; not timed. Player counts cycle over `players`."""
+        tag = uuid.uuid4().hex[:6]
+        games = [Game(f"g{tag}-{i:05d}", players[i % len(players)]) for i in range(n)]
+        c = self.client
+
+        def need(replies: list[Reply], what: str) -> None:
+            bad = [r.outcome for r in replies if r.outcome.status != ACCEPTED]
+            if bad:
+                o = bad[0]
+                raise BenchError(f"{len(bad)} {what} refused, e.g. {o.game_id}: {o.rule} {o.detail}")
+
+        creates = [c.envelope(g.game_id, lc.CreateGame(game_type="sentient", num_players=g.players)) for g in games]
+        need(await self.call_many(creates, workers), "CreateGame")
+        joins = [
+            c.envelope(g.game_id, lc.JoinSeat(seat=s, name=f"bench-{s}", kind="bot"), seat=s)
+            for g in games
+            for s in range(g.players)
+        ]
+        replies = await self.call_many(joins, workers)
+        need(replies, "JoinSeat")
+        by_game = {g.game_id: g for g in games}
+        for g in games:
+            g.tokens = [""] * g.players
+        for env, rep in zip(joins, replies, strict=True):
+            assert rep.token is not None
+            by_game[env.game_id].tokens[env.seat or 0] = rep.token
+        for g in games:
+            g.hashes = [tokens.token_hash(t) for t in g.tokens]
+        starts = [c.envelope(g.game_id, lc.StartGame(), seat=0, token=g.tokens[0]) for g in games]
+        need(await self.call_many(starts, workers), "StartGame")
+        logs = await RedisEventStore(self.redis, self.keys).read_many({g.game_id: 0 for g in games})
+        for g in games:
+            g.agg = rebuild(g.game_id, logs[g.game_id])
+            if g.agg.status != m.RUNNING:
+                raise BenchError(f"{g.game_id} is {g.agg.status} after StartGame")
+        self.games.update(by_game)
+
+    def next_move(self, g: Game) -> CommandEnvelope | None:
+        """A legal move for the seat to act (random among the legal ones), applied to the local
+        aggregate; None once the game is over."""
+        agg = g.agg
+        assert agg is not None
+        acting = m.to_act(agg)
+        if not acting:
+            return None
+        seat = acting[0]
+        legal = RULES.legal_actions(agg.game, seat)
+        action = legal[self.rng.randrange(len(legal))]
+        before = agg.version
+        req = m.Request(payload=action, seat=seat, token_hash=g.hashes[seat], expected_version=before)
+        events = m.decide(agg, req)
+        if isinstance(events, Rejected):
+            raise BenchError(f"{g.game_id}: local decide refused {action!r}: {events.rule} {events.detail}")
+        for ev in events:
+            m.evolve(agg, ev)
+        g.expect_version = agg.version
+        return self.client.envelope(g.game_id, action, seat=seat, token=g.tokens[seat], expected_version=before)
+
+    def wave(self) -> list[CommandEnvelope]:
+        """One move for every game still running."""
+        out = []
+        for g in self.games.values():
+            env = self.next_move(g)
+            if env is not None:
+                out.append(env)
+        return out
+
+
+# ---- clean-up ------------------------------------------------------------------------------
+
+
+async def delete_prefix(r: aredis.Redis, prefix: str) -> int:
+    """UNLINK every key under `prefix:` (SCAN, never KEYS or FLUSH)."""
+    deleted = 0
+    batch: list[bytes] = []
+    async for key in r.scan_iter(match=f"{prefix}:*", count=1000):
+        batch.append(key)
+        if len(batch) >= 500:
+            deleted += await r.unlink(*batch)
+            batch = []
+    if batch:
+        deleted += await r.unlink(*batch)
+    return deleted

@@ -1,0 +1,268 @@
+"""The measured sections (a)-(e); each returns plain dicts that go into the JSON results."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import math
+import random
+import statistics
+import time
+import uuid
+from collections.abc import Sequence
+
+import redis.asyncio as aredis
+
+from bench.harness import BenchError, Pool, Replies, Stats, Worker
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.envelope import CommandEnvelope
+from contracts.sentient import Acquire
+from games import match as m
+from games.sentient import RULES
+from services import tokens
+from services.client import Client
+from services.eventstore.keys import Keys
+from services.eventstore.redis_store import RedisEventStore
+from services.referee.engine import Referee, rebuild
+from services.referee.sink import MemorySink
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100)."""
+    s = sorted(values)
+    if not s:
+        return math.nan
+    k = max(0, min(len(s) - 1, math.ceil(q / 100 * len(s)) - 1))
+    return s[k]
+
+
+def sample_command(keys: Keys) -> bytes:
+    """A command envelope of the size the timed sections send (a Sentient move with a token)."""
+    c = Client(None, keys, 8, name="sample")  # type: ignore[arg-type]
+    env = c.envelope(
+        "g000000-00000", Acquire(factory_slot=2, network_slot=3, assistants=1), seat=1,
+        token="f" * 64, expected_version=42,
+    )
+    return codec.encode(env)
+
+
+# ---- (a) raw XADD baselines ----------------------------------------------------------------
+
+
+async def xadd_baseline(r: aredis.Redis, keys: Keys, awaited_ops: int, pipelined_ops: int) -> dict[str, float]:
+    stream = f"{keys.prefix}:baseline:{uuid.uuid4().hex[:6]}"
+    data = sample_command(keys)
+    try:
+        for _ in range(200):  # warm the connection and the server's stream
+            await r.xadd(stream, {"data": data})
+        rtts = []
+        clock = time.perf_counter
+        start = clock()
+        for _ in range(awaited_ops):
+            t = clock()
+            await r.xadd(stream, {"data": data})
+            rtts.append(clock() - t)
+        awaited_s = clock() - start
+        batch = 100
+        batches = max(1, pipelined_ops // batch)
+        start = clock()
+        for _ in range(batches):
+            pipe = r.pipeline(transaction=False)
+            for _ in range(batch):
+                pipe.xadd(stream, {"data": data})
+            await pipe.execute()
+        pipelined_s = clock() - start
+    finally:
+        await r.delete(stream)
+    return {
+        "awaited_xadd_per_s": awaited_ops / awaited_s,
+        "awaited_xadd_rtt_p50_us": statistics.median(rtts) * 1e6,
+        "awaited_xadd_rtt_p99_us": percentile(rtts, 99) * 1e6,
+        "pipelined_xadd_per_s": batches * batch / pipelined_s,
+        "command_bytes": len(data),
+    }
+
+
+# ---- (b) throughput --------------------------------------------------------------------------
+
+
+async def throughput(
+    pool: Pool, workers: Sequence[Worker], waves: int, stats: Stats, timeout_s: float = 120.0
+) -> dict[str, float]:
+    """`waves` waves of one move per running game: each wave XADDed in one pipeline, timed from
+    just before that pipeline until the last outcome is seen on the reply stream. Building the
+    next wave (local decide, encoding) happens between waves, outside the timer."""
+    commands = 0
+    elapsed = 0.0
+    per_wave = []
+    for _ in range(waves):
+        envs = pool.wave()
+        if not envs:
+            break
+        wire = pool.encode(envs)
+        ids = [e.command_id for e in envs]
+        pool.replies.expect(ids)
+        t0 = time.perf_counter()
+        await pool.send(wire)
+        done = await pool.replies.wait(timeout_s, workers)
+        dt = done - t0
+        stats.count((rep for _, rep in pool.replies.take(ids)), pool.games)
+        commands += len(envs)
+        elapsed += dt
+        per_wave.append(len(envs) / dt)
+    if not commands:
+        raise BenchError("every game of the pool is over: no moves left to send")
+    return {"commands": commands, "seconds": elapsed, "commands_per_s": commands / elapsed,
+            "per_wave_commands_per_s": per_wave}
+
+
+# ---- (c) latency -----------------------------------------------------------------------------
+
+
+async def latency(
+    pool: Pool, workers: Sequence[Worker], rate: float, seconds: float, stats: Stats
+) -> dict[str, float]:
+    """Commands paced at `rate`/s, round-robin over the pool's games, each awaited XADD alone;
+    latency = when the reply reader saw the outcome minus just before that command's XADD."""
+    n = int(rate * seconds)
+    games = [g for g in pool.games.values() if m.to_act(g.agg) if g.agg is not None]
+    if not games:
+        raise BenchError("every game of the pool is over")
+    # Precompute the schedule (game k-th move only depends on its previous one, already judged
+    # by the time the round-robin comes back to it: len(games)/rate seconds later).
+    schedule: list[tuple[str, bytes, str]] = []
+    i = 0
+    idle = 0
+    while len(schedule) < n and idle < len(games):
+        g = games[i % len(games)]
+        i += 1
+        env = pool.next_move(g)
+        if env is None:
+            idle += 1
+            continue
+        idle = 0
+        stream, data = pool.encode([env])[0]
+        schedule.append((stream, data, env.command_id))
+    if len(schedule) < n:
+        raise BenchError(f"the pool has only {len(schedule)} moves left, {n} needed")
+    period = 1.0 / rate
+    sent: dict[str, float] = {}
+    r = pool.redis
+    pool.replies.expect(cid for _, _, cid in schedule)
+    clock = time.perf_counter
+    start = clock() + 0.01
+    late = 0
+    for k, (stream, data, cid) in enumerate(schedule):
+        target = start + k * period
+        delay = target - clock()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        elif delay < -period:
+            late += 1
+        sent[cid] = clock()
+        await r.xadd(stream, {"data": data})
+    send_end = clock()
+    await pool.replies.wait(30.0, workers)
+    got = pool.replies.take(sent)
+    stats.count((rep for _, rep in got), pool.games)
+    lat = [seen - sent[rep.outcome.command_id] for seen, rep in got]
+    return {
+        "commands": len(schedule),
+        "offered_per_s": len(schedule) / (send_end - start),
+        "late_sends": late,
+        "p50_ms": percentile(lat, 50) * 1e3,
+        "p90_ms": percentile(lat, 90) * 1e3,
+        "p99_ms": percentile(lat, 99) * 1e3,
+        "max_ms": max(lat) * 1e3,
+    }
+
+
+# ---- (d) replay ------------------------------------------------------------------------------
+
+
+async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: int = 7) -> list[str]:
+    """Play complete 4-player Sentient games through an in-process `Referee` (real Redis store,
+    Lua appends; effects into a MemorySink) until their logs hold >= `min_events` events together.
+    One handle() call per step carries one command for every game still running."""
+    secret = b"bench-replay-secret"
+    ref = Referee(RedisEventStore(r, keys), MemorySink(), keys, shards=1, secret=secret)
+    rng = random.Random(seed)
+    client = Client(r, keys, 1, name="replay")
+    ids: list[str] = []
+    seq = 0
+
+    async def step(envs: list[CommandEnvelope]) -> None:
+        nonlocal seq
+        entries = []
+        for env in envs:
+            seq += 1
+            entries.append((f"{seq}-0".encode(), {b"data": codec.encode(env)}))
+        await ref.handle(f"{keys.prefix}:replay-intake", entries)
+
+    total = 0
+    while total < min_events:
+        batch = [f"replay-{uuid.uuid4().hex[:8]}" for _ in range(max(1, math.ceil((min_events - total) / 260)))]
+        await step([client.envelope(g, lc.CreateGame(game_type="sentient", num_players=4), reply=False)
+                    for g in batch])
+        joins = [client.envelope(g, lc.JoinSeat(seat=s, name=f"r{s}", kind="bot"), seat=s, reply=False)
+                 for g in batch for s in range(4)]
+        await step(joins)
+        toks = {(j.game_id, j.seat): tokens.seat_token(secret, j.game_id, j.seat or 0, j.command_id) for j in joins}
+        await step([client.envelope(g, lc.StartGame(), seat=0, token=toks[(g, 0)], reply=False) for g in batch])
+        while True:
+            envs = []
+            for g in batch:
+                agg = ref.cache[g]
+                acting = m.to_act(agg)
+                if acting:
+                    seat = acting[0]
+                    legal = RULES.legal_actions(agg.game, seat)
+                    envs.append(client.envelope(g, legal[rng.randrange(len(legal))], seat=seat,
+                                                token=toks[(g, seat)], reply=False))
+            if not envs:
+                break
+            await step(envs)
+        if ref.stats["rejected"] or ref.stats["dead"]:
+            raise BenchError(f"building the replay logs: {ref.stats}")
+        ids += batch
+        total += sum(ref.cache[g].version for g in batch)
+    return ids
+
+
+async def replay(r: aredis.Redis, keys: Keys, game_ids: list[str], passes: int) -> dict[str, float]:
+    """Read every log (one pipeline of XRANGEs, as the referee's cache loader does), decode and
+    fold each with `rebuild`; `passes` times. Also the decode+fold part alone, from memory."""
+    store = RedisEventStore(r, keys)
+    clock = time.perf_counter
+    total_s = 0.0
+    events = 0
+    logs: dict[str, list[tuple[int, bytes]]] = {}
+    for _ in range(passes):
+        t = clock()
+        logs = await store.read_many({g: 0 for g in game_ids})
+        aggs = [rebuild(g, entries) for g, entries in logs.items()]
+        total_s += clock() - t
+        n = sum(a.version for a in aggs)
+        if any(a.status != m.OVER for a in aggs):
+            raise BenchError("a replayed game is not over")
+        events += n
+    t = clock()
+    for _ in range(passes):
+        for g, entries in logs.items():
+            rebuild(g, entries)
+    fold_s = clock() - t
+    return {
+        "games": len(game_ids),
+        "events": events // passes,
+        "events_per_s": events / total_s,
+        "ms_per_pass": total_s / passes * 1e3,
+        "fold_only_events_per_s": events / fold_s,
+    }
+
+
+def quiet_gc() -> None:
+    """The bench process's own garbage (prepared games) moved out of the collector's way, so that
+    its pauses do not land in the client-side timings."""
+    gc.collect()
+    gc.freeze()
