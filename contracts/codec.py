@@ -6,8 +6,9 @@ from typing import Any
 
 import msgspec
 
-from contracts.envelope import CommandEnvelope, EventEnvelope
+from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
 from contracts.registry import command_type, event_type
+from contracts.upcast import upcast
 
 _encoder = msgspec.json.Encoder()
 _command_envelope = msgspec.json.Decoder(CommandEnvelope)
@@ -49,4 +50,7 @@ def event_payload(env: EventEnvelope) -> msgspec.Struct:
     cls = event_type(env.type)
     if cls is None:
         raise UnknownType(env.type)
+    if env.schema_version < SCHEMA_VERSION:
+        old = msgspec.json.decode(env.payload)
+        return msgspec.convert(upcast(env.type, env.schema_version, SCHEMA_VERSION, old), cls)
     return _decoder(cls).decode(env.payload)  # type: ignore[no-any-return]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
-SCHEMA_VERSION = 1
+# 2: SeatJoined.token_sha256 became token_hash (see contracts/upcast.py).
+SCHEMA_VERSION = 2
 
 
 class CommandEnvelope(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,6 +14,8 @@ class CommandOutcome(msgspec.Struct, frozen=True, kw_only=True):
     status: str  # "accepted" | "rejected"
     seat: int | None = None
     authenticated: bool = False
+    # Sent by the referee's own services (a deadline's ForceDefault).
+    admin: bool = False
     correlation_id: str | None = None
     expected_version: int | None = None
     received_at_ms: int = 0

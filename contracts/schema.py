@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
+from contracts.export import ExportLine
 from contracts.outcome import Reply
 from contracts.protocol import HostBot, SeatMessage
 from contracts.registry import command_types, event_types
@@ -26,6 +27,7 @@ def documents() -> dict[str, dict[str, Any]]:
         "protocol/reply.json": _schema(Reply, "Reply"),
         "protocol/seat-message.json": _schema(SeatMessage, "SeatMessage"),
         "protocol/host-bot.json": _schema(HostBot, "HostBot"),
+        "export/line.json": _schema(ExportLine, "ExportLine"),
     }
     for name, cls in sorted(command_types().items()):
         docs[f"commands/{name}.json"] = _schema(cls, name)

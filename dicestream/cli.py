@@ -239,6 +239,144 @@ def schema(out: Annotated[Path, typer.Option(help="directory to write")] = Path(
     console.print(f"wrote {len(documents())} schema documents to {out}/")
 
 
+async def _history(settings: Settings, url: str, game_id: str) -> Any:
+    from services import history
+    from services.eventstore.redis_store import RedisEventStore
+
+    client = aredis.Redis.from_url(url)
+    try:
+        hist = await history.load(RedisEventStore(client, Keys(settings.prefix)), game_id)
+    finally:
+        await client.aclose()
+    if not hist.events:
+        raise typer.BadParameter(f"no game {game_id!r} in {url} (prefix {settings.prefix})")
+    return hist
+
+
+def _source(target: str) -> Any:
+    """A game from an export file (no Redis needed) or, failing that, from Redis by id."""
+    from services import history
+
+    path = Path(target)
+    if path.is_file():
+        return history.parse_export(path.read_bytes().splitlines())[1]
+    settings, url, _ = _setup(quiet=True)
+    return _run(_history(settings, url, target))
+
+
+@app.command()
+def replay(
+    target: Annotated[str, typer.Argument(help="game id, or an export file")],
+    to: Annotated[int | None, typer.Option("--to", help="stop after this version")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines for machines")] = False,
+) -> None:
+    """Rebuild a game from its log and tell it step by step (public information only)."""
+    from services import history
+
+    steps, state = history.replay(_source(target), to)
+    if as_json:
+        for step in steps:
+            sys.stdout.write(msgspec.json.encode(step).decode() + "\n")
+        return
+    table = Table(title=f"{state.game_id}: {state.game_type}, version {state.version}, {state.status}")
+    for col in ("v", "event", "seat", "what happened"):
+        table.add_column(col, overflow="fold")
+    for step in steps:
+        what = step.summary + (f"  [bold]scores {step.scores}[/]" if step.scores else "")
+        table.add_row(str(step.version), step.type, "" if step.seat is None else str(step.seat), what)
+    console.print(table)
+
+
+@app.command("export")
+def export_game(
+    game_id: str,
+    out: Annotated[Path | None, typer.Option(help="file to write (default GAME_ID.jsonl)")] = None,
+) -> None:
+    """Write a game, with every event and command outcome, as a self-contained JSON Lines file."""
+    from services import history
+
+    settings, url, _ = _setup(quiet=True)
+    lines = history.export_lines(_run(_history(settings, url, game_id)))
+    path = out or Path(f"{game_id}.jsonl")
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    console.print(f"wrote {len(lines) - 1} records to {path}")
+
+
+@app.command("import")
+def import_game(
+    file: Path,
+    game_id: Annotated[str | None, typer.Option(help="new id (default: the file's, suffixed -imported)")] = None,
+) -> None:
+    """Append an exported game to this installation as a new game with the same history."""
+    from services import history
+    from services.eventstore.redis_store import RedisEventStore
+
+    header, hist = history.parse_export(file.read_bytes().splitlines())
+    new_id = game_id or f"{header.game_id}-imported"
+    settings, url, _ = _setup(quiet=True)
+
+    async def go() -> int:
+        client = aredis.Redis.from_url(url)
+        try:
+            store = RedisEventStore(client, Keys(settings.prefix))
+            return await history.import_history(store, history.rebase(hist, new_id))
+        finally:
+            await client.aclose()
+
+    console.print(f"imported {_run(go())} events as game [bold]{new_id}[/]")
+
+
+@app.command()
+def verify(target: Annotated[str, typer.Argument(help="game id, or an export file")]) -> None:
+    """Check a log: well formed, every event re-derived from its command and the seed, result right."""
+    from services import history
+
+    verdict = history.verify(_source(target))
+    if verdict.ok:
+        seed = (
+            "the revealed seed matches its commitment and reproduces every roll and shuffle"
+            if verdict.seed_verified
+            else "seed not revealed yet (game running)"
+        )
+        console.print(f"[green]OK[/] {verdict.game_id}: {verdict.events} events, {verdict.commands} commands; {seed}")
+        return
+    for f in verdict.findings:
+        console.print(f"[red]FAIL[/] {f.check} at version {f.version}: {f.problem}")
+    raise typer.Exit(1)
+
+
+@app.command()
+def audit(
+    target: Annotated[str, typer.Argument(help="game id, or an export file")],
+    version: Annotated[int | None, typer.Option(help="the command that wrote this version")] = None,
+    command: Annotated[str | None, typer.Option(help="a command id")] = None,
+    rejudge: Annotated[bool, typer.Option(help="judge the command again under today's rules")] = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Show a disputed command: the state before, what was asked, the verdict and rule, what was legal."""
+    from services import history
+
+    if (version is None) == (command is None):
+        raise typer.BadParameter("give exactly one of --version or --command")
+    hist = _source(target)
+    try:
+        report = history.audit(hist, history.find_outcome(hist, version, command), rejudge)
+    except LookupError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    if as_json:
+        sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
+        return
+    console.rule(f"audit of {report.command['command_id']} in {report.game_id}")
+    console.print("[bold]command as received[/]", report.command)
+    console.print("[bold]verdict[/]", report.verdict)
+    console.print(f"[bold]state before[/] (version {report.state_before['version']})", report.state_before.get("view"))
+    console.print(f"[bold]legal actions then[/] ({len(report.legal_actions)})", report.legal_actions[:20])
+    console.print("[bold]resulting events[/]", report.events)
+    if report.rejudged is not None:
+        colour = "green" if report.rejudged["agrees"] else "red"
+        console.print(f"[{colour}]re-judged under today's rules[/]", report.rejudged)
+
+
 @projector_app.command("rebuild")
 def projector_rebuild() -> None:
     """Drop the read models and rebuild them from every game's log."""

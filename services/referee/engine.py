@@ -71,6 +71,7 @@ class Referee:
         group: str = "referee",
         cache_games: int = 20000,
         clock: Callable[[], float] = time.time,
+        new_seed: Callable[[], str] = tokens.new_seed,
     ) -> None:
         self.store = store
         self.sink = sink
@@ -82,6 +83,7 @@ class Referee:
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
         self.clock = clock
+        self.new_seed = new_seed
         self.stats = {"accepted": 0, "rejected": 0, "dead": 0, "conflicts": 0, "duplicates": 0}
 
     # ---- intake ----------------------------------------------------------------------------
@@ -202,7 +204,7 @@ class Referee:
         token = None
         new_seed = new_token_hash = None
         if isinstance(payload, lc.CreateGame):
-            new_seed = tokens.new_seed()
+            new_seed = self.new_seed()
         elif isinstance(payload, lc.JoinSeat):
             token = tokens.seat_token(self.secret, env.game_id, payload.seat, env.command_id)
             new_token_hash = tokens.token_hash(token)
@@ -234,6 +236,7 @@ class Referee:
             "game_id": env.game_id,
             "seat": env.seat,
             "authenticated": authed,
+            "admin": bool(env.token) and env.token == self.admin,
             "correlation_id": env.correlation_id,
             "expected_version": env.expected_version,
             "received_at_ms": now_ms,
