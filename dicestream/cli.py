@@ -21,7 +21,6 @@ from rich.table import Table
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.protocol import HostBot
 from contracts.registry import command_type
 from contracts.schema import documents, render
 from services import logs
@@ -95,51 +94,63 @@ def demo(
 
 
 async def _demo(settings: Settings, url: str, games: int, counts: list[int], kinds: list[str]) -> None:
+    records = await _play(settings, url, "sentient", kinds, games, counts, "playing Sentient over the bus")
+    table = Table(title="Final scores")
+    for col in ("game", "seats", "scores", "winners", "events"):
+        table.add_column(col)
+    for r in records[1]:
+        table.add_row(r.game_id, ", ".join(r.seats), " / ".join(map(str, r.scores)),
+                      ", ".join(f"seat {w} ({r.seats[w]})" for w in r.winners), str(r.version))
+    console.print(table)
+    first = records[1][0].game_id
+    console.print(f"Replay a game with [bold]dicestream replay {first}[/], check it with "
+                  f"[bold]dicestream verify {first}[/], tail it with [bold]dicestream watch {first}[/].")
+
+
+async def _play(
+    settings: Settings, url: str, game_type: str, bots: list[str], games: int, players: list[int], title: str
+) -> Any:
     from dicestream.runtime import running
+    from services.eventstore.redis_store import RedisEventStore
+    from services.tournament import tournament
 
     async with running(settings, url) as run:
         client = Client(run.client(), Keys(settings.prefix), settings.shards)
-        runner = run.bots.runner
-        ids: list[tuple[str, int]] = []
-        for g in range(games):
-            n = counts[g % len(counts)]
-            game_id = f"demo-{uuid.uuid4().hex[:8]}"
-            reply = await client.call(game_id, lc.CreateGame(game_type="sentient", num_players=n))
-            if reply.outcome.status != "accepted":
-                raise typer.Exit(f"create refused: {reply.outcome.rule} {reply.outcome.detail}")
-            for seat in range(n):
-                kind = kinds[seat % len(kinds)]
-                host = HostBot(game_id=game_id, seat=seat, kind=kind, name=f"{kind}-{seat}", seed=g * 10 + seat)
-                await runner.host(host)
-            await runner.start_game(game_id, 0)
-            ids.append((game_id, n))
         started = time.monotonic()
         with Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
         ) as progress:
-            task = progress.add_task("playing Sentient over the bus", total=len(ids))
-            while len(runner.finished) < len(ids):
-                progress.update(task, completed=len(runner.finished))
-                if time.monotonic() - started > 300:
-                    raise typer.Exit("games did not finish within 300 s")
-                await asyncio.sleep(0.1)
-            progress.update(task, completed=len(ids))
-        await asyncio.sleep(0.3)  # let the projector fold the last events
-        table = Table(title="Final scores")
-        for col in ("game", "players", "scores", "winners", "events"):
-            table.add_column(col)
-        for game_id, _ in ids:
-            over = runner.finished[game_id]
-            state = await run.projector.projector.game(game_id) or {}
-            names = state.get("summary", {}).get("players", [])  # type: ignore[union-attr]
-            table.add_row(
-                game_id, ", ".join(str(n) for n in names), " / ".join(map(str, over.scores)),
-                ", ".join(str(names[w]) if w < len(names) else str(w) for w in over.winners), str(over.version),
+            task = progress.add_task(title, total=games)
+            result = await tournament(
+                client, run.bots.runner, RedisEventStore(client.redis, Keys(settings.prefix)),
+                game_type=game_type, bots=bots, games=games, players=players,
+                progress=lambda done: progress.update(task, completed=done),
             )
-        console.print(table)
-        console.print(f"{len(ids)} games in {time.monotonic() - started:.1f} s. Replay one with "
-                      f"[bold]dicestream replay {ids[0][0]}[/] or tail it with [bold]dicestream watch {ids[0][0]}[/].")
+        console.print(f"{games} games in {time.monotonic() - started:.1f} s")
         await client.close()
+        return result
+
+
+@app.command()
+def tournament(
+    game: Annotated[str, typer.Option(help="game type")] = "sentient",
+    bots: Annotated[str, typer.Option(help="bot kinds, comma-separated")] = "greedy,random",
+    games: Annotated[int, typer.Option(help="number of games")] = 20,
+    players: Annotated[str, typer.Option(help="player counts, cycled")] = "2",
+) -> None:
+    """Play N games between bot kinds over the bus (seats rotated) and print a results table."""
+    settings, url, _ = _setup(quiet=True)
+    standings, _records = _run(_play(settings, url, game, bots.split(","), games,
+                                     [int(p) for p in players.split(",")], f"{game} tournament"))
+    table = Table(title=f"{game}: {games} games")
+    for col in ("bot", "games", "wins", "win rate", "mean score", "win rate by seat", "refused", "timed out"):
+        table.add_column(col)
+    for st in sorted(standings, key=lambda s: -s.wins):
+        seats = sorted(st.games_by_seat.items())
+        by_seat = " ".join(f"{seat}:{st.wins_by_seat.get(seat, 0) / n:.2f}" for seat, n in seats)
+        table.add_row(st.bot, str(st.games), f"{st.wins:g}", f"{st.wins / max(st.games, 1):.2f}",
+                      f"{st.mean_score:.1f}", by_seat, str(st.refused), str(st.timed_out))
+    console.print(table)
 
 
 @app.command()

@@ -57,8 +57,10 @@ class BotRunner:
     def lobby(self) -> str:
         return f"{self.keys.prefix}:bots:lobby"
 
-    async def host(self, req: HostBot) -> bool:
-        bot = make_bot(req.kind, req.game_type, req.seed)
+    async def host(self, req: HostBot, bot: Any = None) -> bool:
+        """Join `req.seat` and play it with `bot` (anything with `choose_action(view, legal, seat)`),
+        by default a reference bot of `req.kind`."""
+        bot = bot if bot is not None else make_bot(req.kind, req.game_type, req.seed)
         reply = await self.commands.call(req.game_id, lc.JoinSeat(seat=req.seat, name=req.name or req.kind, kind="bot"))
         if reply.outcome.status != ACCEPTED or reply.token is None:
             log.warning("join_refused", game_id=req.game_id, seat=req.seat, rule=reply.outcome.rule)
@@ -68,9 +70,10 @@ class BotRunner:
         self._wake.set()
         return True
 
-    async def start_game(self, game_id: str, seat: int) -> None:
+    async def start_game(self, game_id: str, seat: int) -> bool:
         stream = self.keys.seat(game_id, seat)
-        await self.commands.call(game_id, lc.StartGame(), seat=seat, token=self.seats[stream].token)
+        reply = await self.commands.call(game_id, lc.StartGame(), seat=seat, token=self.seats[stream].token)
+        return reply.outcome.status == ACCEPTED
 
     async def run(self) -> None:
         """Answer turn requests until cancelled."""
