@@ -19,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 import redis.asyncio as aredis
+from redis.exceptions import ResponseError
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -59,6 +60,7 @@ class Worker:
 
     def __init__(self, url: str, prefix: str, shards: int, own: Sequence[int]) -> None:
         self.own = list(own)
+        self.total_shards = shards
         self.consumer = f"{prefix}-referee-{uuid.uuid4().hex[:6]}"
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
             prefix="dicestream-bench-referee-", suffix=".log", delete=False
@@ -97,23 +99,43 @@ class Worker:
         if self.proc.poll() is not None:
             raise BenchError(f"referee worker {self.pid} exited with {self.proc.returncode}:\n{self.log_tail()}")
 
-    async def wait_ready(self, r: aredis.Redis, keys: Keys, timeout_s: float = 30.0) -> None:
-        """Until this worker's consumer is registered in the group of every shard it owns, i.e. it
-        has issued its first XREADGROUP there (a group left by an earlier worker does not count)."""
+    async def wait_ready(self, r: aredis.Redis, keys: Keys, replies: Replies, timeout_s: float = 60.0) -> None:
+        """Until this worker answers a probe command on every shard it owns. (Its consumer group
+        may already exist, left by an earlier worker, and Redis 7.0 does not list a consumer
+        before it has read something, so neither proves that this process is consuming.)"""
         deadline = time.monotonic() + timeout_s
         waiting = set(self.own)
-        while waiting:
+        while waiting:  # FastStream creates the group at "$": anything sent before is never read
             self.check_alive()
             for shard in sorted(waiting):
-                with contextlib.suppress(aredis.ResponseError):
-                    consumers = await r.xinfo_consumers(keys.intake(shard), GROUP)
-                    if any(_s(c["name"]) == self.consumer for c in consumers):
+                with contextlib.suppress(ResponseError):
+                    groups = await r.xinfo_groups(keys.intake(shard))
+                    if any(_s(g["name"]) == GROUP for g in groups):
                         waiting.discard(shard)
             if waiting:
                 if time.monotonic() > deadline:
-                    raise BenchError(f"referee worker {self.pid} not consuming shards {sorted(waiting)} "
+                    raise BenchError(f"referee worker {self.pid}: no consumer group on shards {sorted(waiting)} "
                                      f"after {timeout_s:.0f}s:\n{self.log_tail()}")
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.05)
+        total = int(self.total_shards)
+        probes = []
+        for shard in self.own:
+            i = 0
+            while shard_of(f"probe-{self.consumer}-{shard}-{i}", total) != shard:
+                i += 1
+            probes.append(f"probe-{self.consumer}-{shard}-{i}")
+        client = Client(r, keys, total)
+        client.reply_to = replies.stream
+        envs = [client.envelope(g, lc.CreateGame(game_type="sentient", num_players=2)) for g in probes]
+        replies.expect(e.command_id for e in envs)
+        for env in envs:
+            await client.send_envelope(env)
+        try:
+            await replies.wait(timeout_s, [self])
+        except BenchError as exc:
+            raise BenchError(f"referee worker {self.pid} not answering on shards {self.own}: {exc}\n"
+                             f"{self.log_tail()}") from exc
+        replies.take(e.command_id for e in envs)
 
     def stop(self, timeout_s: float = 15.0) -> None:
         if self.proc.poll() is None:
@@ -141,10 +163,13 @@ def split_shards(shards: int, workers: int) -> list[list[int]]:
     return out
 
 
-async def start_workers(url: str, keys: Keys, shards: int, count: int, r: aredis.Redis) -> list[Worker]:
+async def start_workers(
+    url: str, keys: Keys, shards: int, count: int, r: aredis.Redis, replies: Replies
+) -> list[Worker]:
     workers = [Worker(url, keys.prefix, shards, own) for own in split_shards(shards, count)]
     try:
-        await asyncio.gather(*(w.wait_ready(r, keys) for w in workers))
+        for w in workers:  # one at a time: the reply collector waits for one set of ids
+            await w.wait_ready(r, keys, replies)
     except BaseException:
         stop_workers(workers)
         raise

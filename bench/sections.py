@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import redis.asyncio as aredis
 
-from bench.harness import BenchError, Pool, Replies, Stats, Worker
+from bench.harness import BenchError, Pool, Stats, Worker
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.envelope import CommandEnvelope
@@ -126,7 +126,7 @@ async def latency(
     """Commands paced at `rate`/s, round-robin over the pool's games, each awaited XADD alone;
     latency = when the reply reader saw the outcome minus just before that command's XADD."""
     n = int(rate * seconds)
-    games = [g for g in pool.games.values() if m.to_act(g.agg) if g.agg is not None]
+    games = [g for g in pool.games.values() if g.agg is not None and m.to_act(g.agg)]
     if not games:
         raise BenchError("every game of the pool is over")
     # Precompute the schedule (game k-th move only depends on its previous one, already judged

@@ -22,6 +22,8 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_LOG_LEVEL": "debug, info, warning (default info)",
     "DICESTREAM_LOG_FORMAT": "json or console (default json)",
     "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy)",
+    "DICESTREAM_DATA": "CLI: directory of the embedded Redis's data (default ./.dicestream)",
+    "DICESTREAM_TOKEN": "CLI `send`: the seat token, instead of --token",
 }
 
 

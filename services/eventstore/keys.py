@@ -3,9 +3,18 @@ and one Lua script can append to all of them atomically."""
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import msgspec
+
+# Game ids become part of key names: no braces (hash tags), no glob characters, no separators
+# that could make one game's keys look like another's.
+GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def valid_game_id(game_id: str) -> bool:
+    return GAME_ID.fullmatch(game_id) is not None
 
 
 class Keys(msgspec.Struct, frozen=True):
@@ -34,6 +43,10 @@ class Keys(msgspec.Struct, frozen=True):
 
     def bus(self, shard: int) -> str:
         return f"{self.prefix}:bus:{{{shard}}}"
+
+    def reply_prefix(self) -> str:
+        """Replies go only to streams under this prefix, never to a key a client names freely."""
+        return f"{self.prefix}:reply:"
 
     @property
     def dead_letter(self) -> str:

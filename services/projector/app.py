@@ -16,7 +16,7 @@ import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
-from faststream.redis.annotations import RedisBatchStreamMessage
+from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMessage
 
 from contracts import codec
 from games import match as m
@@ -47,7 +47,13 @@ class Projector:
         logs = await self.store.read_many({g: self.cache[g].version if g in self.cache else 0 for g in ids})
         out = []
         for g in ids:
-            agg = rebuild(g, logs[g], self.cache.get(g))
+            try:
+                agg = rebuild(g, logs[g], self.cache.get(g))
+            except Exception:
+                # An unreadable log is the referee's problem to report; skip it, keep the rest.
+                log.exception("log_unreadable", game_id=g)
+                self.cache.pop(g, None)
+                continue
             self.cache[g] = agg
             self.cache.move_to_end(g)
             out.append(agg)
@@ -62,10 +68,11 @@ class Projector:
         for entry_id, fields in entries:
             if _id(entry_id) <= last:
                 continue  # already folded before a restart
-            try:
-                game_ids.append(codec.decode_event(fields[b"data"]).game_id)
-            except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
+            game_id = bus_game_id(fields)
+            if game_id is None:
                 log.warning("bus_entry_skipped", shard=shard, entry_id=entry_id.decode())
+            else:
+                game_ids.append(game_id)
         aggs = await self._catch_up(game_ids)
         pipe = self.client.pipeline(transaction=True)
         for agg in aggs:
@@ -77,6 +84,13 @@ class Projector:
     def _write(self, pipe: aredis.client.Pipeline, shard: int, agg: m.Match) -> None:
         pipe.hset(self.rm.games(shard), agg.game_id, codec.encode(summary(agg)))
         pipe.set(self.rm.game(shard, agg.game_id), codec.encode(public_state(agg)))
+
+    async def refresh(self, shard: int, game_ids: list[str]) -> None:
+        aggs = await self._catch_up(game_ids)
+        pipe = self.client.pipeline(transaction=True)
+        for agg in aggs:
+            self._write(pipe, shard, agg)
+        await pipe.execute()
 
     async def rebuild_all(self) -> int:
         """Drop every read model and rebuild from the logs (position: the bus as it is now)."""
@@ -125,6 +139,13 @@ class Projector:
         return msgspec.json.decode(raw) if raw else None
 
 
+def bus_game_id(fields: dict[bytes, bytes]) -> str | None:
+    try:
+        return codec.decode_event(fields[b"data"]).game_id
+    except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
 def _id(entry_id: bytes) -> tuple[int, int]:
     ms, _, seq = entry_id.partition(b"-")
     return int(ms), int(seq or 0)
@@ -152,6 +173,18 @@ class ProjectorService:
         async def project(msg: RedisBatchStreamMessage) -> None:
             raw = msg.raw_message
             await self.projector.apply(shard, list(zip(raw["message_ids"], raw["data"], strict=True)))
+
+        # Entries a crashed projector read but never acked: refresh their games from the log.
+        @self.broker.subscriber(
+            stream=StreamSub(self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer,
+                             min_idle_time=self.settings.reclaim_idle_ms),
+            parser=raw_parser,
+            ack_policy=AckPolicy.ACK,
+        )
+        async def reclaim(msg: RedisStreamMessage) -> None:
+            game_id = bus_game_id(msg.raw_message["data"])
+            if game_id is not None:
+                await self.projector.refresh(shard, [game_id])
 
     async def start(self) -> None:
         # A new projector group starts at the bus's beginning, so it sees games created before it.

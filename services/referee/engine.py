@@ -25,7 +25,7 @@ from games import match as m
 from games.base import Rejected
 from services import tokens
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, EventStore
-from services.eventstore.keys import Keys, shard_of
+from services.eventstore.keys import Keys, shard_of, valid_game_id
 from services.referee.sink import Sink
 
 log = structlog.get_logger("referee")
@@ -111,6 +111,14 @@ class Referee:
             env = codec.decode_command(data)
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
             self._dead(stream, entry_id, fields, f"malformed envelope: {exc}")
+            return None
+        if not valid_game_id(env.game_id):
+            self._dead(stream, entry_id, fields, f"invalid game id {env.game_id[:120]!r}")
+            return None
+        if env.reply_to is not None and (
+            not env.reply_to.startswith(self.keys.reply_prefix()) or "{" in env.reply_to or len(env.reply_to) > 200
+        ):
+            self._dead(stream, entry_id, fields, f"reply_to must be a stream under {self.keys.reply_prefix()}")
             return None
         cls = command_type(env.type)
         if cls is None:

@@ -18,7 +18,7 @@ import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
-from faststream.redis.annotations import RedisBatchStreamMessage
+from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMessage
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -30,7 +30,7 @@ from services import tokens
 from services.broker import make_broker
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
-from services.projector.app import Projector
+from services.projector.app import Projector, bus_game_id
 from services.referee.app import load_secret, raw_parser
 
 log = structlog.get_logger("turns")
@@ -80,13 +80,18 @@ class TurnService:
             ack_policy=AckPolicy.ACK,
         )
         async def on_bus(msg: RedisBatchStreamMessage) -> None:
-            game_ids = []
-            for fields in msg.raw_message["data"]:
-                try:
-                    game_ids.append(codec.decode_event(fields[b"data"]).game_id)
-                except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
-                    continue
-            await self.notify(game_ids)
+            await self.notify([g for g in map(bus_game_id, msg.raw_message["data"]) if g is not None])
+
+        @self.broker.subscriber(
+            stream=StreamSub(self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer,
+                             min_idle_time=self.settings.reclaim_idle_ms),
+            parser=raw_parser,
+            ack_policy=AckPolicy.ACK,
+        )
+        async def reclaim(msg: RedisStreamMessage) -> None:
+            game_id = bus_game_id(msg.raw_message["data"])
+            if game_id is not None:
+                await self.notify([game_id])
 
     async def notify(self, game_ids: list[str]) -> None:
         aggs = await self.follower._catch_up(game_ids)

@@ -21,6 +21,7 @@ from tests.platform.helpers import entry, envelope
 
 KEYS = Keys("t")
 INTAKE = KEYS.intake(0)
+REPLIES = KEYS.reply_prefix() + "tests"
 
 
 @pytest.fixture
@@ -28,14 +29,14 @@ def referee() -> Referee:
     return Referee(MemoryEventStore(), MemorySink(), KEYS, shards=1, secret=b"s")
 
 
-def replies(ref: Referee, stream: str = "replies") -> list[Reply]:
+def replies(ref: Referee, stream: str = REPLIES) -> list[Reply]:
     sink = ref.sink
     assert isinstance(sink, MemorySink)
     return [msgspec.json.decode(f["data"], type=Reply) for f in sink.streams.get(stream, [])]
 
 
 async def send(ref: Referee, game_id: str, payload: msgspec.Struct, **kw: object) -> Reply:
-    env = envelope(game_id, payload, reply_to="replies", **kw)  # type: ignore[arg-type]
+    env = envelope(game_id, payload, reply_to=REPLIES, **kw)  # type: ignore[arg-type]
     await ref.handle(INTAKE, [entry(env)])
     return replies(ref)[-1]
 
@@ -79,7 +80,7 @@ async def test_a_full_game_between_bots_ends_with_scores_and_the_seed_revealed(r
 
 async def test_a_redelivered_command_appends_nothing_and_gets_its_first_answer_again(referee: Referee) -> None:
     await send(referee, "g", lc.CreateGame(game_type="sentient", num_players=2))
-    join = envelope("g", lc.JoinSeat(seat=0, name="a"), reply_to="replies")
+    join = envelope("g", lc.JoinSeat(seat=0, name="a"), reply_to=REPLIES)
     await referee.handle(INTAKE, [entry(join)])
     before = await referee.store.read("g")
     await referee.handle(INTAKE, [entry(join)])  # the same command id, delivered again
@@ -122,7 +123,7 @@ async def test_garbage_bytes_go_to_the_dead_letter_stream_and_are_acked(referee:
 
 async def test_an_unknown_command_type_is_dead_lettered_and_rejected(referee: Referee) -> None:
     await send(referee, "g", lc.CreateGame(game_type="sentient", num_players=2))
-    env = envelope("g", lc.StartGame(), reply_to="replies")
+    env = envelope("g", lc.StartGame(), reply_to=REPLIES)
     env = msgspec.structs.replace(env, type="sentient.Teleport")
     await referee.handle(INTAKE, [entry(env)])
     assert replies(referee)[-1].outcome.rule == "GAME-UNKNOWN-TYPE"
@@ -132,7 +133,7 @@ async def test_an_unknown_command_type_is_dead_lettered_and_rejected(referee: Re
 
 
 async def test_a_payload_not_matching_its_schema_is_rejected_as_malformed(referee: Referee) -> None:
-    env = envelope("g", lc.CreateGame(game_type="sentient", num_players=2), reply_to="replies")
+    env = envelope("g", lc.CreateGame(game_type="sentient", num_players=2), reply_to=REPLIES)
     env = msgspec.structs.replace(env, payload=msgspec.Raw(b'{"game_type": 7}'))
     await referee.handle(INTAKE, [entry(env)])
     assert replies(referee)[-1].outcome.rule == "GAME-MALFORMED"
@@ -167,3 +168,16 @@ async def test_the_public_projection_hides_the_seed_tokens_and_deck_order(refere
     assert agg.seed.encode() in private  # the private log keeps what verify needs
     deck = msgspec.json.encode(agg.game.deck)[1:-1]
     assert deck and deck in private and deck not in public
+
+
+async def test_a_reply_stream_outside_the_reply_prefix_or_a_bad_game_id_is_dead_lettered(referee: Referee) -> None:
+    public = KEYS.public("victim")
+    hijack = envelope("g", lc.CreateGame(game_type="sentient", num_players=2), reply_to=public)
+    braces = envelope("x}{y", lc.CreateGame(game_type="sentient", num_players=2))
+    await referee.handle(INTAKE, [entry(hijack), entry(braces)])
+    sink = referee.sink
+    assert isinstance(sink, MemorySink)
+    assert public not in sink.streams
+    reasons = [str(d["reason"]) for d in sink.streams[KEYS.dead_letter]]
+    assert reasons[0].startswith("reply_to must be") and reasons[1].startswith("invalid game id")
+    assert await referee.store.read("g") == [] and await referee.store.read("x}{y") == []

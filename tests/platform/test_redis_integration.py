@@ -69,6 +69,13 @@ async def test_full_bot_games_over_the_bus(settings: Settings, redis_url: str, c
             events = [e for e in public if e.type != "lifecycle.CommandRejected"]
             assert [e.version for e in events] == list(range(1, agg.version + 1))
             assert events[-1].type == "lifecycle.SeedRevealed"
+        projector = run.projector.projector
+        before = {gid: await projector.game(gid) for gid in games}
+        listed = {g["game_id"] for g in await projector.games()}
+        assert set(games) <= listed
+        await client.delete(*[projector.rm.game(shard_of(g, settings.shards), g) for g in games])
+        assert await projector.rebuild_all() >= len(games)
+        assert {gid: await projector.game(gid) for gid in games} == before
         await cli.close()
 
 

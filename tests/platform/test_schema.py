@@ -17,7 +17,7 @@ from services.eventstore.memory_store import MemoryEventStore
 from services.referee.sink import MemorySink
 from services.turns.app import turn_requests
 from tests.platform.helpers import envelope
-from tests.platform.test_engine import KEYS, Referee, seated_game, send
+from tests.platform.test_engine import KEYS, REPLIES, Referee, seated_game, send
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ async def test_every_message_of_a_real_game_validates() -> None:
     assert {"lifecycle.GameCreated", "lifecycle.CommandRejected", "sentient.DeckShuffled"} <= seen
     sink = ref.sink
     assert isinstance(sink, MemorySink)
-    for fields in sink.streams["replies"]:
+    for fields in sink.streams[REPLIES]:
         validator("protocol/reply.json").validate(json.loads(fields["data"]))
     for _, message in turn_requests(agg, 0):
         doc = json.loads(codec.encode(message))

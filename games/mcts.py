@@ -1,0 +1,223 @@
+"""A game-agnostic Monte Carlo tree search bot for games with hidden information and chance.
+
+Algorithm: single-observer information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012).
+Every iteration searches one determinization: a clone of the live game with its secrets re-dealt
+and its future randomness reseeded (`OfflineGame.clone(resample=True)`), so the bot never reads the
+true deck order or the true future rolls. One tree, keyed by action, is shared by all
+determinizations; an action legal in some determinizations only is judged by UCB with
+"availability" counts (how often it could have been chosen) instead of the parent's visits.
+Opponents' nodes maximise the opponent's own return, so the tree plays every seat sensibly.
+
+Branching. Sentient's Acquire has up to ~320 variants (slot x network slot x blocks x assistants),
+far more than a few hundred iterations can try once each. Rather than pruning variants by a
+game-specific rule (e.g. "no more than 2 assistants", which would forbid good investor fights),
+a node may only hold `ceil(widen_k * visits ** widen_alpha)` children (progressive widening), and
+the next child to add is the one a prior policy picks among the untried legal actions. With the
+game's greedy bot as prior, the first child is the greedy move, the second the greedy move
+among the rest, and so on: the search spends its budget on a handful of plausible moves and asks
+whether look-ahead prefers one to the greedy choice. Without a prior the next child is random.
+
+Rollouts. The default policy plays to the end of the game: with a rollout policy bot, at each step
+it samples `rollout_sample` legal actions and lets the bot pick among them ("greedy-lite": much
+cheaper than the full greedy evaluation, and the sampling keeps the rollouts diverse); with none,
+uniformly at random. The value backed up is `OfflineGame.returns()[seat]` (win shares), so the
+search maximises the chance to win, not the score.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+import msgspec
+
+from games.base import Rules
+from games.bots import Bot
+from games.offline import Command, OfflineGame
+
+
+class NotBound(RuntimeError):
+    """`MCTSBot.choose` was called without a game to search: use `choose_from` or `bind` first."""
+
+
+class _Node:
+    __slots__ = ("action", "availability", "children", "value", "visits")
+
+    def __init__(self, action: Command | None) -> None:
+        self.action = action
+        # Keyed by the action (or its encoding, for a game whose commands are not hashable).
+        self.children: dict[object, _Node] = {}
+        self.visits = 0
+        self.value = 0.0  # sum of the returns of the seat that chose `action`
+        self.availability = 0
+
+
+def _key(action: Command) -> object:
+    """Frozen msgspec Structs hash by value, which is the cheap path; others by their encoding."""
+    try:
+        hash(action)
+    except TypeError:
+        return (type(action), msgspec.msgpack.encode(action))
+    return action
+
+
+class MCTSBot:
+    """Information-set MCTS. Use `choose_from(game, seat)`, or `bind(game)` then the Bot `choose`.
+
+    rules: the game (checked against the games it is given).
+    iterations: determinizations searched per move (the budget when time_limit is None).
+    time_limit: seconds per move; with both set, whichever runs out first stops the search.
+    exploration: the UCB constant c in mean + c * sqrt(ln(availability) / visits); returns are in [0, 1].
+    seed: the bot's own randomness (determinizations, tie-breaks, random rollouts).
+    prior: a Bot whose choices order progressive widening (None: random order).
+    rollout_policy: a Bot for rollouts, given `rollout_sample` sampled legal actions (None: random).
+    """
+
+    def __init__(
+        self,
+        rules: Rules[Any],
+        *,
+        iterations: int = 300,
+        time_limit: float | None = None,
+        exploration: float = 0.7,
+        seed: int | str = 0,
+        prior: Bot | None = None,
+        rollout_policy: Bot | None = None,
+        rollout_sample: int = 6,
+        widen_k: float = 1.0,
+        widen_alpha: float = 0.5,
+    ) -> None:
+        if iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        self.rules = rules
+        self.iterations = iterations
+        self.time_limit = time_limit
+        self.exploration = exploration
+        self.prior = prior
+        self.rollout_policy = rollout_policy
+        self.rollout_sample = rollout_sample
+        self.widen_k = widen_k
+        self.widen_alpha = widen_alpha
+        self._seed = str(seed)
+        self._rng = random.Random(self._seed)
+        self._bound: OfflineGame | None = None
+        # Figures of the last search, for reports and tests.
+        self.last_iterations = 0
+        self.last_seconds = 0.0
+
+    # ---- the Bot protocol ---------------------------------------------------------------
+
+    def bind(self, game: OfflineGame) -> None:
+        """Search from `game` on later `choose` calls; the caller keeps it in step with the real game."""
+        if game.rules is not self.rules:
+            raise ValueError(f"bound to a {game.rules.name} game but built for {self.rules.name}")
+        self._bound = game
+
+    def choose(self, view: dict[str, Any], legal: list[Command], seat: int) -> Command:
+        # A view alone is not enough to search: the bot needs a game to clone and determinize.
+        if self._bound is None:
+            raise NotBound("MCTSBot needs a game to search: call choose_from(game, seat) or bind(game) first")
+        return self.choose_from(self._bound, seat)
+
+    # ---- search -------------------------------------------------------------------------
+
+    def choose_from(self, game: OfflineGame, seat: int) -> Command:
+        """The most visited root action after searching determinizations of `game` for `seat`.
+
+        Only `game.legal_actions(seat)` (public) and resampled clones are read: never the true state.
+        """
+        if game.current_player() != seat:
+            raise ValueError(f"seat {seat} is not to act (waiting for {game.to_act()})")
+        legal = game.legal_actions(seat)
+        if not legal:
+            raise ValueError(f"seat {seat} has no legal action")
+        if len(legal) == 1:
+            return legal[0]
+        root = _Node(None)
+        start = time.perf_counter()
+        deadline = None if self.time_limit is None else start + self.time_limit
+        done = 0
+        while done < self.iterations:
+            rng_seed = f"mcts:{self._seed}:{self._rng.getrandbits(64):016x}"
+            # Search clones drop the event log: nothing reads it and copying it would cost.
+            sample = game.clone(resample=True, rng_seed=rng_seed, keep_events=False)
+            self._iterate(root, sample)
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_iterations = done
+        self.last_seconds = time.perf_counter() - start
+        legal_keys = {_key(a) for a in legal}
+        best = max(
+            (child for k, child in root.children.items() if k in legal_keys),
+            key=lambda ch: (ch.visits, ch.value / ch.visits if ch.visits else 0.0),
+            default=None,
+        )
+        return best.action if best is not None and best.action is not None else legal[0]
+
+    def _iterate(self, root: _Node, game: OfflineGame) -> None:
+        """One SO-ISMCTS iteration on one determinization: select/expand, roll out, back up."""
+        node = root
+        path: list[tuple[_Node, int]] = []  # (child entered, seat that chose it)
+        while not game.is_terminal():
+            seat = game.current_player()
+            assert seat is not None
+            legal = game.legal_actions(seat)
+            by_key = {_key(a): a for a in legal}
+            available = [ch for k, ch in node.children.items() if k in by_key]
+            for ch in available:
+                ch.availability += 1
+            allowed = math.ceil(self.widen_k * (node.visits + 1) ** self.widen_alpha)
+            if len(available) < allowed and len(available) < len(by_key):
+                untried = [a for k, a in by_key.items() if k not in node.children]
+                action = self._expand_choice(game, seat, untried)
+                child = _Node(action)
+                child.availability = 1
+                node.children[_key(action)] = child
+                game.apply(action, seat)
+                path.append((child, seat))
+                break
+            child = self._select(available)
+            assert child.action is not None
+            game.apply(child.action, seat)
+            path.append((child, seat))
+            node = child
+        self._rollout(game)
+        returns = game.returns()
+        root.visits += 1
+        for child, seat in path:
+            child.visits += 1
+            child.value += returns[seat]
+
+    def _select(self, children: list[_Node]) -> _Node:
+        c = self.exploration
+        best: _Node | None = None
+        best_score = -math.inf
+        for ch in children:
+            if ch.visits == 0:
+                return ch
+            score = ch.value / ch.visits + c * math.sqrt(math.log(ch.availability) / ch.visits)
+            if score > best_score:
+                best, best_score = ch, score
+        assert best is not None
+        return best
+
+    def _expand_choice(self, game: OfflineGame, seat: int, untried: list[Command]) -> Command:
+        if self.prior is None or len(untried) == 1:
+            return untried[self._rng.randrange(len(untried))]
+        return self.prior.choose(game.view(seat), untried, seat)
+
+    def _rollout(self, game: OfflineGame) -> None:
+        policy, k, rng = self.rollout_policy, self.rollout_sample, self._rng
+        while not game.is_terminal():
+            seat = game.current_player()
+            assert seat is not None
+            legal = game.legal_actions(seat)
+            if policy is None or len(legal) == 1:
+                action = legal[rng.randrange(len(legal))]
+            else:
+                options = legal if len(legal) <= k else rng.sample(legal, k)
+                action = policy.choose(game.view(seat), options, seat)
+            game.apply(action, seat)
