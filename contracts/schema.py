@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from contracts.bus import BusNotice
 from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
 from contracts.export import ExportLine
 from contracts.outcome import Reply
@@ -28,6 +29,7 @@ def documents() -> dict[str, dict[str, Any]]:
         "protocol/seat-message.json": _schema(SeatMessage, "SeatMessage"),
         "protocol/host-bot.json": _schema(HostBot, "HostBot"),
         "export/line.json": _schema(ExportLine, "ExportLine"),
+        "protocol/bus-notice.json": _schema(BusNotice, "BusNotice"),
     }
     for name, cls in sorted(command_types().items()):
         docs[f"commands/{name}.json"] = _schema(cls, name)

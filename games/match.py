@@ -65,12 +65,13 @@ class Match(msgspec.Struct, kw_only=True):
     seats: list[SeatInfo | None] = msgspec.field(default_factory=list)
     game: Any = None
     result: Result | None = None
+    # The game's rules, looked up once at GameCreated (the hot path asks for them per event).
+    rules_impl: Any = None
 
     @property
     def rules(self) -> Rules[Any]:
-        rules = rules_for(self.game_type)
-        assert rules is not None, self.game_type
-        return rules
+        assert self.rules_impl is not None, f"{self.game_id} has no game type yet"
+        return self.rules_impl  # type: ignore[no-any-return]
 
 
 class Request(msgspec.Struct, frozen=True, kw_only=True):
@@ -93,36 +94,46 @@ def authenticated(match: Match, seat: int | None, token_hash: str | None) -> boo
     return info is not None and info.token_hash == token_hash
 
 
-def decide(match: Match, req: Request) -> list[msgspec.Struct] | Rejected:
+def decide(match: Match, req: Request, apply: bool = False) -> list[msgspec.Struct] | Rejected:
+    """Events for `req`, or the rule that refuses it. With `apply`, an accepted command's events
+    are also folded into `match` (the referee's cache does this to avoid folding twice; a refusal
+    never changes `match`)."""
     cmd = req.payload
     if isinstance(cmd, lc.CreateGame):
-        return _create(match, cmd, req)
+        return _folded(match, _create(match, cmd, req), apply)
     if match.status == NEW:
         return rejected("GAME-NOT-FOUND", f"no game {match.game_id!r}")
     if req.expected_version is not None and req.expected_version != match.version:
         return rejected("GAME-STALE", f"expected version {req.expected_version}, game is at {match.version}")
     if isinstance(cmd, lc.JoinSeat):
-        return _join(match, cmd, req)
+        return _folded(match, _join(match, cmd, req), apply)
     if isinstance(cmd, lc.ForceDefault):
-        return _force(match, cmd, req)
+        return _force(match, cmd, req, apply)
     if not authenticated(match, req.seat, req.token_hash):
         return rejected("GAME-AUTH", "missing or wrong token for this seat")
     assert req.seat is not None
     if isinstance(cmd, lc.StartGame):
-        return _start(match)
+        return _start(match, apply)
     if match.status != RUNNING:
         return rejected("GAME-NOT-RUNNING", f"game is {match.status}")
     seat_info = match.seats[req.seat]
     if seat_info is not None and seat_info.resigned:
         return rejected("GAME-RESIGNED", f"seat {req.seat} resigned")
     if isinstance(cmd, lc.Resign):
-        return _after(match, [lc.PlayerResigned(seat=req.seat)])
+        return _after(match, [lc.PlayerResigned(seat=req.seat)], apply)
     if type(cmd) not in match.rules.command_types:
         return rejected("GAME-UNKNOWN-TYPE", f"{type_name(cmd)} is not a {match.game_type} command")
     out = match.rules.decide(match.game, req.seat, cmd, Rng.for_version(_seed(match), match.version))
     if isinstance(out, Rejected):
         return out
-    return _after(match, out)
+    return _after(match, out, apply)
+
+
+def _folded(match: Match, out: list[msgspec.Struct] | Rejected, apply: bool) -> list[msgspec.Struct] | Rejected:
+    if apply and not isinstance(out, Rejected):
+        for ev in out:
+            evolve(match, ev)
+    return out
 
 
 def _seed(match: Match) -> str:
@@ -163,30 +174,31 @@ def _join(match: Match, cmd: lc.JoinSeat, req: Request) -> list[msgspec.Struct] 
     return [lc.SeatJoined(seat=cmd.seat, name=cmd.name, kind=cmd.kind, token_hash=req.new_token_hash)]
 
 
-def _start(match: Match) -> list[msgspec.Struct] | Rejected:
+def _start(match: Match, apply: bool) -> list[msgspec.Struct] | Rejected:
     if match.status != OPEN:
         return rejected("GAME-NOT-OPEN", f"game is {match.status}")
     if any(s is None for s in match.seats):
         return rejected("GAME-SEATS-EMPTY", "every seat must be joined")
     # Setup draws on the RNG of the version right after GameStarted.
     setup = match.rules.setup(match.num_players, Rng.for_version(_seed(match), match.version + 1))
-    return _after(match, [lc.GameStarted(), *setup])
+    return _after(match, [lc.GameStarted(), *setup], apply)
 
 
-def _force(match: Match, cmd: lc.ForceDefault, req: Request) -> list[msgspec.Struct] | Rejected:
+def _force(match: Match, cmd: lc.ForceDefault, req: Request, apply: bool) -> list[msgspec.Struct] | Rejected:
     if not req.admin:
         return rejected("GAME-NOT-ADMIN")
     if match.status != RUNNING or match.version != cmd.at_version or cmd.seat not in match.rules.to_act(match.game):
         return rejected("GAME-NOT-WAITING", f"seat {cmd.seat} at version {cmd.at_version}")
-    return _after(match, [], forced=(cmd.seat, "timeout"))
+    return _after(match, [], apply, forced=(cmd.seat, "timeout"))
 
 
 def _after(
-    match: Match, events: list[msgspec.Struct], forced: tuple[int, str] | None = None
+    match: Match, events: list[msgspec.Struct], apply: bool, forced: tuple[int, str] | None = None
 ) -> list[msgspec.Struct]:
-    """Fold `events` into a scratch copy, then play what the referee must play on its own:
-    a timed-out seat's default action, resigned seats' turns, and the end of the game."""
-    scratch = clone(match)
+    """Fold `events` (into `match` itself when applying, else into a copy), then play what the
+    referee must play on its own: a timed-out seat's default action, resigned seats' turns, and
+    the end of the game."""
+    scratch = match if apply else clone(match)
     for ev in events:
         evolve(scratch, ev)
     out = list(events)
@@ -210,10 +222,13 @@ def _after(
         out += [marker, *played]
     if scratch.status == RUNNING and rules.is_over(scratch.game):
         res = rules.result(scratch.game)
-        out += [
+        end = [
             lc.GameEnded(scores=res.scores, winners=res.winners, breakdown=res.breakdown),
             lc.SeedRevealed(seed=_seed(scratch)),
         ]
+        for ev in end:
+            evolve(scratch, ev)
+        out += end
     return out
 
 
@@ -241,6 +256,7 @@ def evolve(match: Match, event: msgspec.Struct) -> Match:
         match.seed_commitment = event.seed_commitment
         match.move_timeout_s = event.move_timeout_s
         match.seats = [None] * event.num_players
+        match.rules_impl = rules_for(event.game_type)
     elif isinstance(event, lc.SeatJoined):
         match.seats[event.seat] = SeatInfo(name=event.name, kind=event.kind, token_hash=event.token_hash)
     elif isinstance(event, lc.GameStarted):

@@ -19,6 +19,7 @@ from faststream.redis import StreamSub
 from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMessage
 
 from contracts import codec
+from contracts.bus import BusNotice
 from games import match as m
 from services.broker import make_broker
 from services.config import Settings
@@ -139,9 +140,12 @@ class Projector:
         return msgspec.json.decode(raw) if raw else None
 
 
+_notice = msgspec.json.Decoder(BusNotice)
+
+
 def bus_game_id(fields: dict[bytes, bytes]) -> str | None:
     try:
-        return codec.decode_event(fields[b"data"]).game_id
+        return _notice.decode(fields[b"data"]).game_id
     except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
         return None
 

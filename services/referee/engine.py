@@ -18,6 +18,7 @@ import structlog
 
 from contracts import codec
 from contracts import lifecycle as lc
+from contracts.bus import BusNotice
 from contracts.envelope import CommandEnvelope, EventEnvelope, event_id
 from contracts.outcome import ACCEPTED, REJECTED, CommandOutcome, Reply
 from contracts.registry import command_type, type_name
@@ -237,7 +238,7 @@ class Referee:
         else:
             req, token = self._request(agg, item)
             authed = m.authenticated(agg, req.seat, req.token_hash)
-            verdict = m.decide(agg, req)
+            verdict = m.decide(agg, req, apply=True)
         base = {
             "command_id": env.command_id,
             "command_type": env.type,
@@ -269,13 +270,18 @@ class Referee:
             )
         private: list[bytes] = []
         public: list[bytes | None] = []
-        for event in verdict:
-            m.evolve(agg, event)  # speculative: undone by eviction if the append fails
-            private.append(codec.encode(self._envelope(agg.game_id, agg.version, event, env, now_ms)))
+        version = judged
+        for event in verdict:  # already folded into the cache by decide(apply=True)
+            version += 1
+            payload = msgspec.Raw(codec.encode(event))
+            data = codec.encode(self._envelope(agg.game_id, version, event, env, now_ms, payload))
+            private.append(data)
             shown = m.public_event(agg, event)
-            public.append(
-                None if shown is None else codec.encode(self._envelope(agg.game_id, agg.version, shown, env, now_ms))
-            )
+            if shown is event:
+                public.append(data)
+            else:
+                public.append(None if shown is None else codec.encode(self._envelope(
+                    agg.game_id, version, shown, env, now_ms, msgspec.Raw(codec.encode(shown)))))
         outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, **base)  # type: ignore[arg-type]
         plan = Planned(item=item, outcome=outcome, public=public, rejection=None, token=token)
         return plan, AppendRequest(
@@ -285,7 +291,8 @@ class Referee:
 
     @staticmethod
     def _envelope(
-        game_id: str, version: int, event: msgspec.Struct, cmd: CommandEnvelope, now_ms: int
+        game_id: str, version: int, event: msgspec.Struct, cmd: CommandEnvelope, now_ms: int,
+        payload: msgspec.Raw | None = None,
     ) -> EventEnvelope:
         return EventEnvelope(
             type=type_name(event),
@@ -296,26 +303,26 @@ class Referee:
             correlation_id=cmd.correlation_id or cmd.command_id,
             causation_id=cmd.command_id,
             recorded_at_ms=now_ms,
-            payload=msgspec.Raw(codec.encode(event)),
+            payload=payload if payload is not None else msgspec.Raw(codec.encode(event)),
         )
 
     # ---- effects -------------------------------------------------------------------------------
 
     def _publish(self, plan: Planned) -> None:
         o = plan.outcome
-        bound = log.bind(
-            game_id=o.game_id, command_id=o.command_id, version=o.to_version, correlation_id=o.correlation_id
-        )
         if o.status == ACCEPTED:
             self.stats["accepted"] += 1
-            bus = self.keys.bus(shard_of(o.game_id, self.shards))
-            for data in plan.public:
-                if data is not None:
-                    self.sink.add(bus, {"data": data})
-            bound.debug("accepted", type=o.command_type, seat=o.seat)
+            notice = BusNotice(
+                game_id=o.game_id, from_version=o.judged_at_version, to_version=o.to_version,
+                events=[msgspec.Raw(p) for p in plan.public if p is not None],
+            )
+            self.sink.add(self.keys.bus(shard_of(o.game_id, self.shards)), {"data": codec.encode(notice)})
         else:
             self.stats["rejected"] += 1
-            bound.info("rejected", type=o.command_type, seat=o.seat, rule=o.rule, detail=o.detail)
+            log.info(
+                "rejected", game_id=o.game_id, command_id=o.command_id, version=o.judged_at_version,
+                correlation_id=o.correlation_id, type=o.command_type, seat=o.seat, rule=o.rule, detail=o.detail,
+            )
         self._reply(plan.item.env, Reply(outcome=o, token=plan.token))
 
     def _reply(self, env: CommandEnvelope, reply: Reply) -> None:
