@@ -37,6 +37,7 @@ LIFECYCLE_RULES: dict[str, str] = {
     "GAME-RESIGNED": "A seat that resigned sends no more moves.",
     "GAME-NOT-ADMIN": "Only the referee's own services may force a default action.",
     "GAME-NOT-WAITING": "A default action is forced only on a seat the game still waits for, at that version.",
+    "GAME-VERSION": "A game is judged only by the rules and data version it was created with.",
 }
 
 
@@ -103,6 +104,12 @@ def decide(match: Match, req: Request, apply: bool = False) -> list[msgspec.Stru
         return _folded(match, _create(match, cmd, req), apply)
     if match.status == NEW:
         return rejected("GAME-NOT-FOUND", f"no game {match.game_id!r}")
+    if (match.rules_version, match.data_version) != (match.rules.rules_version, match.rules.data_version):
+        return rejected(
+            "GAME-VERSION",
+            f"created with {match.rules_version}/{match.data_version}, this referee runs "
+            f"{match.rules.rules_version}/{match.rules.data_version}",
+        )
     if req.expected_version is not None and req.expected_version != match.version:
         return rejected("GAME-STALE", f"expected version {req.expected_version}, game is at {match.version}")
     if isinstance(cmd, lc.JoinSeat):

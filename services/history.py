@@ -242,6 +242,17 @@ def verify(history: History) -> Verdict:
         return verdict
     covered = 0
     agg = m.Match(game_id=history.game_id)
+    created = codec.event_payload(history.events[0]) if history.events else None
+    if isinstance(created, lc.GameCreated):
+        rules = m.rules_for(created.game_type)
+        if rules is not None and (rules.rules_version, rules.data_version) != (created.rules_version,
+                                                                               created.data_version):
+            findings.append(Finding(
+                check="version", version=1,
+                problem=f"recorded with {created.rules_version}/{created.data_version}; this build has "
+                        f"{rules.rules_version}/{rules.data_version}: re-judging needs that version",
+            ))
+            return verdict
     accepted = sorted((o for o in history.outcomes if o.status == ACCEPTED), key=lambda o: o.judged_at_version)
     for o in accepted:
         if o.judged_at_version != covered:

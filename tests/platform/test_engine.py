@@ -181,3 +181,12 @@ async def test_a_reply_stream_outside_the_reply_prefix_or_a_bad_game_id_is_dead_
     reasons = [str(d["reason"]) for d in sink.streams[KEYS.dead_letter]]
     assert reasons[0].startswith("reply_to must be") and reasons[1].startswith("invalid game id")
     assert await referee.store.read("g") == [] and await referee.store.read("x}{y") == []
+
+
+async def test_a_game_created_with_other_data_is_not_judged_by_this_data(referee: Referee) -> None:
+    tokens = await seated_game(referee)
+    agg = referee.cache["g"]
+    agg.data_version = "sentient-data-0"  # as if created before the data file was edited
+    reply = await send(referee, "g", lc.StartGame(), seat=0, token=tokens[0])
+    assert reply.outcome.rule == "GAME-VERSION"
+    assert "sentient-data-0" in (reply.outcome.detail or "")
