@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from games.rng import Rng
+from games.sentient import RULES
 from games.sentient.components import SentientData
 from games.sentient.fold import HIDDEN_CARD
 from games.sentient.state import SentientState, clone
@@ -34,7 +35,7 @@ def unseen_cards(state: SentientState, data: SentientData) -> list[str]:
 
 
 def determinize(state: SentientState, rng: Rng, data: SentientData | None = None) -> SentientState:
-    """A clone of `state` whose deck is a fresh random order of the unseen cards; `state` is untouched.
+    """A clone of `state` whose deck is a random order of the unseen cards; `state` is untouched.
 
     Public facts are kept: the deck's size and multiset (derivable from the table) and every other
     field. A state folded from public events holds "?" placeholders; their identities are rebuilt
@@ -42,14 +43,13 @@ def determinize(state: SentientState, rng: Rng, data: SentientData | None = None
     """
     out = clone(state)
     if HIDDEN_CARD in out.deck:
-        if data is None:
-            from games.sentient import RULES  # late: RULES loads the TOML data once, on demand
-
-            data = RULES.data
-        cards = unseen_cards(out, data)
+        cards = unseen_cards(out, data if data is not None else RULES.data)
         if len(cards) != len(out.deck):
             raise ValueError(f"deck holds {len(out.deck)} cards but {len(cards)} are unseen")
         out.deck = cards
-    # The true order is never read: every position is re-drawn from `rng`.
+    else:
+        # Start from a canonical order so the result is a function of public facts and `rng` alone:
+        # shuffling the true order would make the sample (not its distribution) depend on it.
+        out.deck.sort()
     rng.shuffle(out.deck)
     return out
