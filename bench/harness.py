@@ -55,6 +55,62 @@ def rss_kib(pid: int) -> int | None:
     return None
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time a process has used so far (None when it is gone or not local)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def machine_busy_seconds() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    parts = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    idle = parts[3] + parts[4]
+    total = sum(parts)
+    return (total - idle) / _TICK, total / _TICK
+
+
+async def local_redis_pid(r: aredis.Redis) -> int | None:
+    """The server's pid when it runs on this machine (its /proc entry is a redis-server)."""
+    try:
+        pid = int((await r.info("server"))["process_id"])
+        comm = Path(f"/proc/{pid}/comm").read_text()
+    except (OSError, KeyError, ValueError):
+        return None
+    return pid if "redis" in comm else None
+
+
+class CpuMeter:
+    """CPU used by the referee workers, the Redis server and this process between start and stop,
+    and by everything else on the machine (other load skews every figure on a shared machine)."""
+
+    def __init__(self, worker_pids: Sequence[int], redis_pid: int | None) -> None:
+        self.pids = {"referee": list(worker_pids), "redis": [redis_pid] if redis_pid else []}
+        self._start: dict[str, float] = {}
+        self.used: dict[str, float] = {}
+
+    def _sample(self) -> dict[str, float]:
+        out = {name: sum(cpu_seconds(p) or 0.0 for p in pids) for name, pids in self.pids.items()}
+        out["bench"] = time.process_time()
+        out["machine_busy"], out["machine_total"] = machine_busy_seconds()
+        return out
+
+    def start(self) -> None:
+        self._start = self._sample()
+
+    def stop(self) -> dict[str, float]:
+        end = self._sample()
+        d = {k: end[k] - self._start[k] for k in end}
+        d["others"] = max(0.0, d["machine_busy"] - d["referee"] - d["redis"] - d["bench"])
+        self.used = d
+        return d
+
+
 class Worker:
     """One `dicestream serve referee` process on a subset of the intake shards."""
 
@@ -197,12 +253,13 @@ class Replies:
         self._last: bytes | str = "0-0"
         self._task: asyncio.Task[None] | None = None
         self._decoder = msgspec.json.Decoder(Reply)
+        self._stopping = False
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             got = await self.redis.xread({self.stream: self._last}, count=5000, block=1000)
             now = time.perf_counter()
             for _, entries in got or ():
@@ -244,10 +301,17 @@ class Replies:
         return [self.seen.pop(c) for c in command_ids]
 
     async def close(self) -> None:
+        # A cancel landing inside redis-py's blocking XREAD was seen to be swallowed (the loop
+        # went on reading): stop by flag, the BLOCK timeout bounds the wait; cancel only as a
+        # fallback, and never await the task unbounded.
+        self._stopping = True
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await asyncio.wait({self._task}, timeout=3.0)
+            if not self._task.done():
+                self._task.cancel()
+                await asyncio.wait({self._task}, timeout=3.0)
+            if self._task.done() and not self._task.cancelled():
+                self._task.exception()  # mark retrieved
         await self.redis.aclose()
 
 
@@ -261,8 +325,6 @@ class Game:
     tokens: list[str] = field(default_factory=list)
     hashes: list[str] = field(default_factory=list)
     agg: m.Match | None = None
-    # The version the pending command should bring the game to (checked against its outcome).
-    expect_version: int = 0
 
 
 @dataclass
@@ -272,12 +334,14 @@ class Stats:
     version_mismatch: int = 0
     rules: dict[str, int] = field(default_factory=dict)
 
-    def count(self, replies: Iterable[Reply], games: dict[str, Game]) -> None:
+    def count(self, replies: Iterable[Reply], expected: dict[str, int]) -> None:
+        """`expected`: command id -> the version its events should bring the game to (popped)."""
         for rep in replies:
             o = rep.outcome
+            want = expected.pop(o.command_id, None)
             if o.status == ACCEPTED:
                 self.accepted += 1
-                if o.to_version != games[o.game_id].expect_version:
+                if o.to_version != want:
                     self.version_mismatch += 1
             else:
                 self.rejected += 1
@@ -304,6 +368,8 @@ class Pool:
         self.client.reply_to = replies.stream
         self.rng = random.Random(seed)
         self.games: dict[str, Game] = {}
+        # command id -> the version the referee should report for it (checked on each outcome)
+        self.expected: dict[str, int] = {}
 
     def encode(self, envs: Sequence[CommandEnvelope]) -> list[tuple[str, bytes]]:
         return [(self.keys.intake(shard_of(e.game_id, self.shards)), codec.encode(e)) for e in envs]
@@ -379,8 +445,9 @@ class Pool:
             raise BenchError(f"{g.game_id}: local decide refused {action!r}: {events.rule} {events.detail}")
         for ev in events:
             m.evolve(agg, ev)
-        g.expect_version = agg.version
-        return self.client.envelope(g.game_id, action, seat=seat, token=g.tokens[seat], expected_version=before)
+        env = self.client.envelope(g.game_id, action, seat=seat, token=g.tokens[seat], expected_version=before)
+        self.expected[env.command_id] = agg.version
+        return env
 
     def wave(self) -> list[CommandEnvelope]:
         """One move for every game still running."""

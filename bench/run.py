@@ -25,8 +25,17 @@ import redis.utils
 from rich.console import Console
 from rich.table import Table
 
-from bench.harness import Pool, Replies, Stats, Worker, delete_prefix, start_workers, stop_workers
-from bench.sections import build_replay_logs, latency, quiet_gc, replay, throughput, xadd_baseline
+from bench.harness import (
+    Pool,
+    Replies,
+    Stats,
+    Worker,
+    delete_prefix,
+    local_redis_pid,
+    start_workers,
+    stop_workers,
+)
+from bench.sections import build_replay_logs, latency, quiet_gc, replay, soak, throughput, xadd_baseline
 from services.config import Settings
 from services.eventstore.keys import Keys
 
@@ -51,12 +60,16 @@ class Sizes:
     pipelined_ops: int
     replay_events: int  # minimum events over all replayed logs
     replay_passes: int  # per repeat
+    soak_commands: int  # (f) commands judged while watching the referee's memory
+    soak_games: int  # (f) games kept running at once
 
 
-FULL = Sizes(games=1000, waves=4, latency_games=1000, latency_rate=500.0, latency_seconds=5.0,
-             awaited_ops=3000, pipelined_ops=30000, replay_events=2000, replay_passes=5)
-QUICK = Sizes(games=200, waves=2, latency_games=200, latency_rate=500.0, latency_seconds=2.0,
-              awaited_ops=1000, pipelined_ops=10000, replay_events=2000, replay_passes=3)
+FULL = Sizes(games=1000, waves=8, latency_games=1000, latency_rate=500.0, latency_seconds=5.0,
+             awaited_ops=3000, pipelined_ops=30000, replay_events=2000, replay_passes=5,
+             soak_commands=100_000, soak_games=1000)
+QUICK = Sizes(games=400, waves=3, latency_games=400, latency_rate=500.0, latency_seconds=3.0,
+              awaited_ops=1000, pipelined_ops=10000, replay_events=2000, replay_passes=3,
+              soak_commands=20_000, soak_games=400)
 
 
 def main(url: str, settings: Settings, *, quick: bool = False, repeats: int = 3, console: Console) -> dict[str, Any]:
@@ -74,6 +87,11 @@ def _med(runs: list[dict[str, Any]], key: str) -> float:
     return float(statistics.median(r[key] for r in runs))
 
 
+def _cpu(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    keys = ("referee_cpu_us_per_command", "redis_cpu_us_per_command", "bench_cpu_us_per_command", "others_cpu_share")
+    return {k: (_med(runs, k) if runs[0][k] is not None else None) for k in keys}
+
+
 def _kib(v: int | None) -> float | None:
     return None if v is None else round(v / 1024, 1)
 
@@ -85,10 +103,14 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
     shards = settings.shards
     r = aredis.Redis.from_url(url)
     info = await r.info("server")
+    redis_pid = await local_redis_pid(r)
     workers: list[Worker] = []
     replies: Replies | None = None
     started = time.monotonic()
-    say = console.print
+
+    def say(text: str) -> None:
+        console.print(f"[dim]{time.monotonic() - started:6.1f}s[/] {text}")
+
     out: dict[str, Any] = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "quick": quick,
@@ -103,6 +125,8 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
             "shards": shards,
             "referee_batch": settings.batch,
             "key_prefix": prefix,
+            # Other load on the machine skews every figure: compare with the cpus.
+            "loadavg_start": Path("/proc/loadavg").read_text().split()[:3],
         },
     }
     try:
@@ -144,10 +168,10 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
         await throughput(pool, workers, 1, Stats())  # warm-up wave, not counted
         stats1 = Stats()
         say(f"    timing {repeats} x {sizes.waves} waves of one move per game")
-        b1 = [await throughput(pool, workers, sizes.waves, stats1) for _ in range(repeats)]
+        b1 = [await throughput(pool, workers, sizes.waves, stats1, redis_pid=redis_pid) for _ in range(repeats)]
         rss_after = workers[0].rss_kib()
         out["b_throughput_1"] = {"processes": 1, "runs": b1, "commands_per_s": _med(b1, "commands_per_s"),
-                                 "outcomes": stats1.as_dict()}
+                                 "outcomes": stats1.as_dict(), **_cpu(b1)}
         out["e_memory"] = {"pid": workers[0].pid, "rss_idle_mib": _kib(rss_idle),
                            "rss_before_mib": _kib(rss_before), "rss_after_mib": _kib(rss_after),
                            "games_cached": sizes.games}
@@ -157,10 +181,11 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
         await cpool.prepare(sizes.latency_games, workers)
         quiet_gc()
         stats_c = Stats()
-        c_runs = [await latency(cpool, workers, sizes.latency_rate, sizes.latency_seconds, stats_c)
+        c_runs = [await latency(cpool, workers, sizes.latency_rate, sizes.latency_seconds, stats_c, redis_pid)
                   for _ in range(repeats)]
         out["c_latency"] = {"runs": c_runs, "p50_ms": _med(c_runs, "p50_ms"), "p99_ms": _med(c_runs, "p99_ms"),
-                            "offered_per_s": _med(c_runs, "offered_per_s"), "outcomes": stats_c.as_dict()}
+                            "offered_per_s": _med(c_runs, "offered_per_s"), "outcomes": stats_c.as_dict(),
+                            "others_cpu_share": _med(c_runs, "others_cpu_share")}
         out["e_memory"]["rss_after_latency_mib"] = _kib(workers[0].rss_kib())
         out["e_memory"]["games_cached"] = sizes.games + sizes.latency_games
         stop_workers(workers)
@@ -174,11 +199,20 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
         quiet_gc()
         await throughput(pool2, workers, 1, Stats())
         stats2 = Stats()
-        b2 = [await throughput(pool2, workers, sizes.waves, stats2) for _ in range(repeats)]
+        b2 = [await throughput(pool2, workers, sizes.waves, stats2, redis_pid=redis_pid) for _ in range(repeats)]
         out["b_throughput_2"] = {"processes": 2, "runs": b2, "commands_per_s": _med(b2, "commands_per_s"),
-                                 "outcomes": stats2.as_dict(),
+                                 "outcomes": stats2.as_dict(), **_cpu(b2),
                                  "shards": [w.own for w in workers],
                                  "rss_after_mib": [_kib(w.rss_kib()) for w in workers]}
+        stop_workers(workers)
+        workers = []
+
+        # (f) memory of one referee over a long run with games starting and ending.
+        say(f"[bold](f)[/] memory over a {sizes.soak_commands:,}-command run "
+            f"(1 referee, {sizes.soak_games} live games)")
+        workers = await start_workers(url, keys, shards, 1, r, replies)
+        spool = Pool(r, keys, shards, replies, seed=4)
+        out["f_soak"] = await soak(spool, workers, sizes.soak_commands, sizes.soak_games)
         stop_workers(workers)
         workers = []
     finally:
@@ -188,8 +222,9 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
         deleted = await delete_prefix(r, prefix)
         await r.aclose()
         gc.unfreeze()
-        say(f"[dim]deleted {deleted} keys under {prefix}:[/]")
+        say(f"deleted {deleted} keys under {prefix}:")
     out["seconds"] = round(time.monotonic() - started, 1)
+    out["env"]["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
     out["ratios"] = _ratios(out)
     return out
 
@@ -252,6 +287,12 @@ def _report(out: dict[str, Any], console: Console) -> None:
     t.add_row(f"(b) 2 referees, commands/s ({sz['games']} games)", _fmt(b2["commands_per_s"]),
               runs(b2, "commands_per_s"), f"{ratios['two_referees_vs_awaited_xadd']:.2f}x XADD, "
               f"{ratios['two_vs_one_referee']:.2f}x one", "", "")
+    for label, sec in (("1 referee", b1), ("2 referees", b2)):
+        redis_us = sec["redis_cpu_us_per_command"]
+        t.add_row(f"(b) CPU per command, {label}", f"{sec['referee_cpu_us_per_command']:.0f} µs referee",
+                  f"{redis_us:.0f} µs redis" if redis_us is not None else "redis not local",
+                  f"bench {sec['bench_cpu_us_per_command']:.0f} µs", "others used",
+                  f"{sec['others_cpu_share']:.0%} of CPUs")
     t.add_row(f"(c) latency p50 at {c['offered_per_s']:.0f}/s", _fmt(c["p50_ms"], " ms"), runs(c, "p50_ms"),
               f"{ratios['latency_p50_vs_xadd_rtt']:.1f}x RTT", f"<= {TARGETS['latency_p50_vs_xadd_rtt']:.0f}x",
               ok("latency_p50_vs_xadd_rtt"))
@@ -263,12 +304,21 @@ def _report(out: dict[str, Any], console: Console) -> None:
               f">= {TARGETS['replay_events_per_s']:,.0f}", ok("replay_events_per_s"))
     t.add_row("(e) referee RSS before -> after (b)", f"{e['rss_before_mib']} -> {e['rss_after_mib']} MiB",
               f"idle {e['rss_idle_mib']} MiB", f"after (c): {e.get('rss_after_latency_mib')} MiB", "", "")
+    f = out.get("f_soak")
+    if f:
+        samples = f["rss_mib_samples"]
+        t.add_row(f"(f) referee RSS over {f['commands']:,} commands", f"+{f['rss_growth_after_warmup_mib']} MiB",
+                  f"{samples[0][1]} -> {samples[-1][1]} MiB", f"{len(samples)} samples, {f['live_games']} live games",
+                  "flat", "")
     console.print(t)
     for name, sec in (("(b) 1 referee", b1), ("(b) 2 referees", b2), ("(c)", c)):
         o = sec["outcomes"]
         if o["rejected"] or o["version_mismatch"]:
             console.print(f"[yellow]{name}: {o['rejected']} rejected {o['rejection_rules']}, "
                           f"{o['version_mismatch']} outcomes at an unexpected version[/]")
+    env = out["env"]
+    console.print(f"load average at start {' '.join(env['loadavg_start'])}, at end {' '.join(env['loadavg_end'])} "
+                  f"on {env['cpus']} CPUs (other processes skew every figure)")
     console.print(
         f"ratios: (b) {ratios['one_referee_vs_awaited_xadd']:.2f}x (1 proc), "
         f"{ratios['two_referees_vs_awaited_xadd']:.2f}x (2 procs) of awaited XADD/s; "

@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import gc
 import math
+import os
 import random
 import statistics
 import time
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 import redis.asyncio as aredis
 
-from bench.harness import BenchError, Pool, Stats, Worker
+from bench.harness import BenchError, CpuMeter, Pool, Stats, Worker
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.envelope import CommandEnvelope
@@ -88,14 +90,17 @@ async def xadd_baseline(r: aredis.Redis, keys: Keys, awaited_ops: int, pipelined
 
 
 async def throughput(
-    pool: Pool, workers: Sequence[Worker], waves: int, stats: Stats, timeout_s: float = 120.0
-) -> dict[str, float]:
+    pool: Pool, workers: Sequence[Worker], waves: int, stats: Stats, timeout_s: float = 120.0,
+    redis_pid: int | None = None,
+) -> dict[str, Any]:
     """`waves` waves of one move per running game: each wave XADDed in one pipeline, timed from
     just before that pipeline until the last outcome is seen on the reply stream. Building the
     next wave (local decide, encoding) happens between waves, outside the timer."""
     commands = 0
     elapsed = 0.0
     per_wave = []
+    meter = CpuMeter([w.pid for w in workers], redis_pid)
+    meter.start()
     for _ in range(waves):
         envs = pool.wave()
         if not envs:
@@ -107,22 +112,30 @@ async def throughput(
         await pool.send(wire)
         done = await pool.replies.wait(timeout_s, workers)
         dt = done - t0
-        stats.count((rep for _, rep in pool.replies.take(ids)), pool.games)
+        stats.count((rep for _, rep in pool.replies.take(ids)), pool.expected)
         commands += len(envs)
         elapsed += dt
         per_wave.append(len(envs) / dt)
+    cpu = meter.stop()
     if not commands:
         raise BenchError("every game of the pool is over: no moves left to send")
+    # CPU is counted over the whole loop, building the waves included (the workers idle then).
     return {"commands": commands, "seconds": elapsed, "commands_per_s": commands / elapsed,
-            "per_wave_commands_per_s": per_wave}
+            "per_wave_commands_per_s": per_wave,
+            "referee_cpu_us_per_command": cpu["referee"] / commands * 1e6,
+            "redis_cpu_us_per_command": cpu["redis"] / commands * 1e6 if redis_pid else None,
+            "bench_cpu_us_per_command": cpu["bench"] / commands * 1e6,
+            "others_cpu_share": cpu["others"] / cpu["machine_total"] if cpu["machine_total"] else None,
+            "cpu_seconds": cpu}
 
 
 # ---- (c) latency -----------------------------------------------------------------------------
 
 
 async def latency(
-    pool: Pool, workers: Sequence[Worker], rate: float, seconds: float, stats: Stats
-) -> dict[str, float]:
+    pool: Pool, workers: Sequence[Worker], rate: float, seconds: float, stats: Stats,
+    redis_pid: int | None = None,
+) -> dict[str, Any]:
     """Commands paced at `rate`/s, round-robin over the pool's games, each awaited XADD alone;
     latency = when the reply reader saw the outcome minus just before that command's XADD."""
     n = int(rate * seconds)
@@ -151,6 +164,8 @@ async def latency(
     r = pool.redis
     pool.replies.expect(cid for _, _, cid in schedule)
     clock = time.perf_counter
+    meter = CpuMeter([w.pid for w in workers], redis_pid)
+    meter.start()
     start = clock() + 0.01
     late = 0
     for k, (stream, data, cid) in enumerate(schedule):
@@ -164,8 +179,9 @@ async def latency(
         await r.xadd(stream, {"data": data})
     send_end = clock()
     await pool.replies.wait(30.0, workers)
+    cpu = meter.stop()
     got = pool.replies.take(sent)
-    stats.count((rep for _, rep in got), pool.games)
+    stats.count((rep for _, rep in got), pool.expected)
     lat = [seen - sent[rep.outcome.command_id] for seen, rep in got]
     return {
         "commands": len(schedule),
@@ -175,6 +191,8 @@ async def latency(
         "p90_ms": percentile(lat, 90) * 1e3,
         "p99_ms": percentile(lat, 99) * 1e3,
         "max_ms": max(lat) * 1e3,
+        "others_cpu_share": cpu["others"] / cpu["machine_total"] if cpu["machine_total"] else None,
+        "referee_cpu_share": cpu["referee"] / (cpu["machine_total"] / (os.cpu_count() or 1)),
     }
 
 
@@ -186,7 +204,8 @@ async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: 
     Lua appends; effects into a MemorySink) until their logs hold >= `min_events` events together.
     One handle() call per step carries one command for every game still running."""
     secret = b"bench-replay-secret"
-    ref = Referee(RedisEventStore(r, keys), MemorySink(), keys, shards=1, secret=secret)
+    store = RedisEventStore(r, keys)
+    ref = Referee(store, MemorySink(), keys, shards=1, secret=secret)
     rng = random.Random(seed)
     client = Client(r, keys, 1, name="replay")
     ids: list[str] = []
@@ -213,9 +232,9 @@ async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: 
         while True:
             envs = []
             for g in batch:
-                agg = ref.cache[g]
-                acting = m.to_act(agg)
-                if acting:
+                agg = ref.cache.get(g)  # a finished game leaves the referee's cache
+                acting = m.to_act(agg) if agg is not None else []
+                if agg is not None and acting:
                     seat = acting[0]
                     legal = RULES.legal_actions(agg.game, seat)
                     envs.append(client.envelope(g, legal[rng.randrange(len(legal))], seat=seat,
@@ -226,7 +245,7 @@ async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: 
         if ref.stats["rejected"] or ref.stats["dead"]:
             raise BenchError(f"building the replay logs: {ref.stats}")
         ids += batch
-        total += sum(ref.cache[g].version for g in batch)
+        total += sum(len(entries) for entries in (await store.read_many({g: 0 for g in batch})).values())
     return ids
 
 
@@ -266,3 +285,41 @@ def quiet_gc() -> None:
     its pauses do not land in the client-side timings."""
     gc.collect()
     gc.freeze()
+
+
+# ---- (f) memory over a long run ---------------------------------------------------------------
+
+
+async def soak(pool: Pool, workers: Sequence[Worker], commands: int, live_games: int,
+               timeout_s: float = 120.0) -> dict[str, Any]:
+    """Keep `live_games` games running (finished ones are replaced by new ones, whose lifecycle
+    commands count too) until the referee has judged `commands` commands; sample its RSS about
+    every tenth of the way."""
+    worker = workers[0]
+    sent = 0
+    samples: list[tuple[int, float]] = []
+    step = max(commands // 10, 1)
+    next_sample = 0
+    while sent < commands:
+        running = [g for g in pool.games.values() if g.agg is not None and m.to_act(g.agg)]
+        missing = live_games - len(running)
+        if missing > 0:
+            before = len(pool.games)
+            await pool.prepare(missing, workers, players=(2,))
+            sent += (len(pool.games) - before) * 4  # create, two joins, start
+        pool.games = {gid: g for gid, g in pool.games.items() if g.agg is not None and m.to_act(g.agg)}
+        envs = pool.wave()
+        ids = [e.command_id for e in envs]
+        pool.replies.expect(ids)
+        await pool.send(pool.encode(envs))
+        await pool.replies.wait(timeout_s, workers)
+        pool.replies.take(ids)
+        pool.expected.clear()
+        sent += len(envs)
+        if sent >= next_sample:
+            rss = worker.rss_kib()
+            samples.append((sent, round((rss or 0) / 1024, 1)))
+            next_sample += step
+    first_after_warmup = samples[min(2, len(samples) - 1)][1]
+    return {"commands": sent, "live_games": live_games, "rss_mib_samples": samples,
+            "rss_growth_after_warmup_mib": round(samples[-1][1] - first_after_warmup, 1)}

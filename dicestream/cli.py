@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
-import redis.asyncio as aredis
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -27,6 +26,7 @@ from services import logs
 from services.client import Client
 from services.config import Settings, from_env
 from services.eventstore.keys import Keys
+from services.redis_conn import connect
 from services.redis_server import EmbeddedRedis, resolve_url
 
 app = typer.Typer(help="Event-sourced board game referee over Redis Streams.", no_args_is_help=True)
@@ -192,7 +192,7 @@ def send(
 
 
 async def _call(settings: Settings, url: str, game_id: str, payload: msgspec.Struct, **kw: Any) -> Any:
-    client = Client(aredis.Redis.from_url(url), Keys(settings.prefix), settings.shards)
+    client = Client(connect(url), Keys(settings.prefix), settings.shards)
     try:
         return await client.call(game_id, payload, timeout_s=10, **kw)
     finally:
@@ -220,7 +220,7 @@ def watch(
 
 
 async def _watch(settings: Settings, url: str, game_id: str, follow: bool) -> None:
-    client = aredis.Redis.from_url(url)
+    client = connect(url)
     stream = Keys(settings.prefix).public(game_id)
     last = "0-0"
     while True:
@@ -254,7 +254,7 @@ async def _history(settings: Settings, url: str, game_id: str) -> Any:
     from services import history
     from services.eventstore.redis_store import RedisEventStore
 
-    client = aredis.Redis.from_url(url)
+    client = connect(url)
     try:
         hist = await history.load(RedisEventStore(client, Keys(settings.prefix)), game_id)
     finally:
@@ -327,7 +327,7 @@ def import_game(
     settings, url, _ = _setup(quiet=True)
 
     async def go() -> int:
-        client = aredis.Redis.from_url(url)
+        client = connect(url)
         try:
             store = RedisEventStore(client, Keys(settings.prefix))
             return await history.import_history(store, history.rebase(hist, new_id))
@@ -396,7 +396,7 @@ def projector_rebuild() -> None:
     async def go() -> int:
         from services.projector.app import Projector
 
-        client = aredis.Redis.from_url(url)
+        client = connect(url)
         n = await Projector(client, Keys(settings.prefix), settings.shards).rebuild_all()
         await client.aclose()
         return n

@@ -12,6 +12,7 @@ import redis.asyncio as aredis
 from services.botrunner.app import BotRunnerService
 from services.config import Settings
 from services.projector.app import ProjectorService
+from services.redis_conn import connect
 from services.referee.app import RefereeService
 from services.turns.app import TurnService
 
@@ -37,7 +38,7 @@ class Running:
         return self.services["projector"]  # type: ignore[no-any-return]
 
     def client(self) -> aredis.Redis:
-        return aredis.Redis.from_url(self.url)
+        return connect(self.url)
 
 
 def build(name: str, settings: Settings, url: str) -> Any:

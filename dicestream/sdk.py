@@ -12,11 +12,10 @@ import asyncio
 from abc import ABC, abstractmethod
 from typing import Any
 
-import redis.asyncio as aredis
-
 from contracts.protocol import Action, GameOver, HostBot
 from services.botrunner.app import BotRunner
 from services.eventstore.keys import Keys
+from services.redis_conn import connect
 
 __all__ = ["Action", "Bot", "GameOver", "play_seat"]
 
@@ -43,7 +42,7 @@ async def play_seat(
 ) -> GameOver:
     """Join `seat` of `game_id` and play it to the end; `start=True` also starts the game (once
     every seat is joined)."""
-    client = aredis.Redis.from_url(redis_url)
+    client = connect(redis_url)
     runner = BotRunner(client, Keys(prefix), shards, name=f"sdk-{game_id}-{seat}")
     task = asyncio.create_task(runner.run())
     try:

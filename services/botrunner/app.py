@@ -23,11 +23,11 @@ from contracts.envelope import CommandEnvelope
 from contracts.outcome import ACCEPTED
 from contracts.protocol import GameOver, HostBot, SeatMessage, TurnRequest
 from services.bots import make_bot
-from services.broker import make_broker
+from services.broker import make_broker, raw_decoder, raw_parser
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
-from services.referee.app import raw_parser
+from services.redis_conn import connect
 
 log = structlog.get_logger("botrunner")
 _seat_message = msgspec.json.Decoder(SeatMessage)
@@ -124,7 +124,7 @@ class BotRunner:
 class BotRunnerService:
     def __init__(self, settings: Settings, url: str) -> None:
         self.keys = Keys(settings.prefix)
-        self.client: aredis.Redis = aredis.Redis.from_url(url)
+        self.client: aredis.Redis = connect(url)
         self.runner = BotRunner(self.client, self.keys, settings.shards, name=settings.consumer)
         self.broker = make_broker(url)
         self._task: asyncio.Task[None] | None = None
@@ -132,15 +132,17 @@ class BotRunnerService:
         @self.broker.subscriber(
             stream=StreamSub(self.runner.lobby, group="botrunner", consumer=settings.consumer),
             parser=raw_parser,
-            ack_policy=AckPolicy.ACK,
+            decoder=raw_decoder,
+            ack_policy=AckPolicy.MANUAL,
         )
         async def lobby(msg: RedisStreamMessage) -> None:
             try:
                 req = msgspec.json.decode(msg.raw_message["data"][b"data"], type=HostBot)
             except (KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
                 log.warning("lobby_request_skipped", error=str(exc))
-                return
-            await self.runner.host(req)
+            else:
+                await self.runner.host(req)
+            await self.client.xack(self.runner.lobby, "botrunner", *msg.raw_message["message_ids"])
 
     async def start(self) -> None:
         await self.broker.start()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from importlib.resources import files
+from typing import Any
 
 import redis.asyncio as aredis
+from redis.exceptions import NoScriptError
 
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendRequest, AppendResult
 from services.eventstore.keys import Keys
@@ -20,7 +23,8 @@ class RedisEventStore:
     def __init__(self, client: aredis.Redis, keys: Keys) -> None:
         self.client = client
         self.keys = keys
-        self._append = client.register_script(_APPEND)
+        # EVALSHA directly: redis-py's Script objects add a SCRIPT EXISTS round trip per pipeline.
+        self._sha = hashlib.sha1(_APPEND.encode()).hexdigest()
 
     async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
         if not requests:
@@ -32,15 +36,15 @@ class RedisEventStore:
                 groups[-1].append(r)
             else:
                 groups.append([r])
-        pipe = self.client.pipeline(transaction=False)
+        calls = []
         for group in groups:
             args: list[bytes | str | int] = [group[0].expected_version, len(group)]
             for r in group:
                 args += [r.command_id, r.outcome, len(r.events), *r.events]
                 args += [p if p is not None else b"" for p in r.public]
                 args.append(r.public_rejection or b"")
-            await self._append(keys=self.keys.game_keys(group[0].game_id), args=args, client=pipe)
-        replies = await pipe.execute()
+            calls.append((*self.keys.game_keys(group[0].game_id), *args))
+        replies = await self._run(calls)
         out: list[AppendResult] = []
         for group, reply in zip(groups, replies, strict=True):
             for status, value in reply:
@@ -52,6 +56,25 @@ class RedisEventStore:
                     out.append(AppendResult(status=CONFLICT, version=int(value)))
             out += [AppendResult(status=SKIPPED)] * (len(group) - len(reply))
         return out
+
+    async def _run(self, calls: list[tuple[bytes | str | int, ...]]) -> list[Any]:
+        pipe = self.client.pipeline(transaction=False)
+        for call in calls:
+            pipe.evalsha(self._sha, 4, *call)
+        replies: list[Any] = await pipe.execute(raise_on_error=False)
+        missing = [i for i, r in enumerate(replies) if isinstance(r, NoScriptError)]
+        if missing:
+            # A script cache flush (restart, failover) answers NOSCRIPT without running anything.
+            await self.client.script_load(_APPEND)
+            pipe = self.client.pipeline(transaction=False)
+            for i in missing:
+                pipe.evalsha(self._sha, 4, *calls[i])
+            for i, r in zip(missing, await pipe.execute(raise_on_error=False), strict=True):
+                replies[i] = r
+        for r in replies:
+            if isinstance(r, Exception):
+                raise r
+        return replies
 
     async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:
         entries = await self.client.xrange(self.keys.log(game_id), min=f"({after}-0" if after else "-")

@@ -21,12 +21,12 @@ from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMes
 from contracts import codec
 from contracts.bus import BusNotice
 from games import match as m
-from services.broker import make_broker
+from services.broker import ensure_group, make_broker, raw_decoder, raw_parser
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.projector.readmodel import ReadModelKeys, public_state, summary
-from services.referee.app import raw_parser
+from services.redis_conn import connect
 from services.referee.engine import rebuild
 
 log = structlog.get_logger("projector")
@@ -159,7 +159,7 @@ class ProjectorService:
     def __init__(self, settings: Settings, url: str) -> None:
         self.settings = settings
         self.keys = Keys(settings.prefix)
-        self.client: aredis.Redis = aredis.Redis.from_url(url)
+        self.client: aredis.Redis = connect(url)
         self.projector = Projector(self.client, self.keys, settings.shards, settings.cache_games)
         self.broker = make_broker(url)
         for shard in range(settings.shards):
@@ -172,32 +172,32 @@ class ProjectorService:
                 max_records=500, polling_interval=100,
             ),
             parser=raw_parser,
-            ack_policy=AckPolicy.ACK,
+            decoder=raw_decoder,
+            ack_policy=AckPolicy.MANUAL,
         )
         async def project(msg: RedisBatchStreamMessage) -> None:
             raw = msg.raw_message
             await self.projector.apply(shard, list(zip(raw["message_ids"], raw["data"], strict=True)))
+            await self.client.xack(self.keys.bus(shard), GROUP, *raw["message_ids"])
 
         # Entries a crashed projector read but never acked: refresh their games from the log.
         @self.broker.subscriber(
             stream=StreamSub(self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer,
                              min_idle_time=self.settings.reclaim_idle_ms),
             parser=raw_parser,
-            ack_policy=AckPolicy.ACK,
+            decoder=raw_decoder,
+            ack_policy=AckPolicy.MANUAL,
         )
         async def reclaim(msg: RedisStreamMessage) -> None:
             game_id = bus_game_id(msg.raw_message["data"])
             if game_id is not None:
                 await self.projector.refresh(shard, [game_id])
+            await self.client.xack(self.keys.bus(shard), GROUP, *msg.raw_message["message_ids"])
 
     async def start(self) -> None:
         # A new projector group starts at the bus's beginning, so it sees games created before it.
         for shard in range(self.settings.shards):
-            try:
-                await self.client.xgroup_create(self.keys.bus(shard), GROUP, id="0", mkstream=True)
-            except aredis.ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
+            await ensure_group(self.client, self.keys.bus(shard), GROUP)
         await self.broker.start()
         log.info("projector_started", shards=self.settings.shards)
 

@@ -10,7 +10,7 @@ recreates a consumer group lost on the server (FastStream stops the subscriber o
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+import gc
 from typing import Any
 
 import redis.asyncio as aredis
@@ -19,25 +19,16 @@ from faststream import AckPolicy
 from faststream.redis import StreamSub
 from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMessage
 
-from services.broker import make_broker
+from services.broker import ensure_group, make_broker, raw_decoder, raw_parser
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
+from services.redis_conn import connect
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
 
 log = structlog.get_logger("referee")
 GROUP = "referee"
-
-
-async def raw_parser(msg: Mapping[str, Any], original: Callable[[Any], Awaitable[Any]]) -> Any:
-    """Hand FastStream an empty body: the engine decodes the raw fields itself, so bytes that are
-    not UTF-8 or not JSON can never make FastStream's parser fail and leave the batch pending."""
-    data = msg["data"]
-    blank = [{b"__data__": b""} for _ in data] if isinstance(data, list) else {b"__data__": b""}
-    parsed = await original({**msg, "data": blank})
-    parsed.raw_message = msg
-    return parsed
 
 
 async def load_secret(client: aredis.Redis, keys: Keys, configured: str | None) -> bytes:
@@ -56,7 +47,7 @@ class RefereeService:
         self.settings = settings
         self.keys = Keys(settings.prefix)
         self.broker = make_broker(url)
-        self.client: aredis.Redis = aredis.Redis.from_url(url)
+        self.client: aredis.Redis = connect(url)
         self.engine: Referee | None = None
         self.subscribers: list[Any] = []
         self._watchdog: asyncio.Task[None] | None = None
@@ -72,11 +63,13 @@ class RefereeService:
                 stream, group=GROUP, consumer=s.consumer, batch=True, max_records=s.batch, polling_interval=100
             ),
             parser=raw_parser,
+            decoder=raw_decoder,
             ack_policy=AckPolicy.MANUAL,
         )
         reclaiming = self.broker.subscriber(
             stream=StreamSub(stream, group=GROUP, consumer=s.consumer, min_idle_time=s.reclaim_idle_ms),
             parser=raw_parser,
+            decoder=raw_decoder,
             ack_policy=AckPolicy.MANUAL,
         )
         self.subscribers += [judging, reclaiming]
@@ -114,7 +107,13 @@ class RefereeService:
             group=GROUP,
             cache_games=self.settings.cache_games,
         )
+        for shard in self.settings.shard_list:
+            await ensure_group(self.client, self.keys.intake(shard), GROUP)
         await self.broker.start()
+        # Everything allocated so far lives for the process: keep it out of the GC's generations
+        # so full collections stay short (p99 latency).
+        gc.collect()
+        gc.freeze()
         self._watchdog = asyncio.create_task(self._keep_groups())
         log.info("referee_started", shards=list(self.settings.shard_list), consumer=self.settings.consumer)
 

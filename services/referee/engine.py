@@ -173,6 +173,8 @@ class Referee:
                 elif result.status == OK:
                     self._publish(plan)
                     acks.append(plan.item.entry_id)
+                    if self.cache.get(game_id) is not None and self.cache[game_id].status == m.OVER:
+                        self._evict(game_id)  # no more moves will come: keep memory for live games
                 elif result.status == DUPLICATE:
                     self.stats["duplicates"] += 1
                     self._evict(game_id)

@@ -27,11 +27,12 @@ from contracts.protocol import Action, GameOver, TurnRequest
 from contracts.registry import type_name
 from games import match as m
 from services import tokens
-from services.broker import make_broker
+from services.broker import ensure_group, make_broker, raw_decoder, raw_parser
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.projector.app import Projector, bus_game_id
-from services.referee.app import load_secret, raw_parser
+from services.redis_conn import connect
+from services.referee.app import load_secret
 
 log = structlog.get_logger("turns")
 GROUP = "turns"
@@ -58,7 +59,7 @@ class TurnService:
     def __init__(self, settings: Settings, url: str) -> None:
         self.settings = settings
         self.keys = Keys(settings.prefix)
-        self.client: aredis.Redis = aredis.Redis.from_url(url)
+        self.client: aredis.Redis = connect(url)
         self.follower = Projector(self.client, self.keys, settings.shards, settings.cache_games)
         self.broker = make_broker(url)
         self.admin = ""
@@ -77,21 +78,25 @@ class TurnService:
                 max_records=500, polling_interval=100,
             ),
             parser=raw_parser,
-            ack_policy=AckPolicy.ACK,
+            decoder=raw_decoder,
+            ack_policy=AckPolicy.MANUAL,
         )
         async def on_bus(msg: RedisBatchStreamMessage) -> None:
             await self.notify([g for g in map(bus_game_id, msg.raw_message["data"]) if g is not None])
+            await self.client.xack(self.keys.bus(shard), GROUP, *msg.raw_message["message_ids"])
 
         @self.broker.subscriber(
             stream=StreamSub(self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer,
                              min_idle_time=self.settings.reclaim_idle_ms),
             parser=raw_parser,
-            ack_policy=AckPolicy.ACK,
+            decoder=raw_decoder,
+            ack_policy=AckPolicy.MANUAL,
         )
         async def reclaim(msg: RedisStreamMessage) -> None:
             game_id = bus_game_id(msg.raw_message["data"])
             if game_id is not None:
                 await self.notify([game_id])
+            await self.client.xack(self.keys.bus(shard), GROUP, *msg.raw_message["message_ids"])
 
     async def notify(self, game_ids: list[str]) -> None:
         aggs = await self.follower._catch_up(game_ids)
@@ -136,6 +141,9 @@ class TurnService:
 
     async def start(self) -> None:
         self.admin = tokens.admin_token(await load_secret(self.client, self.keys, self.settings.token_secret))
+        # New turn services start from now: requests for moves made before are not re-sent.
+        for shard in range(self.settings.shards):
+            await ensure_group(self.client, self.keys.bus(shard), GROUP, start="$")
         await self.broker.start()
         self._timer = asyncio.create_task(self._timer_loop())
         log.info("turns_started", shards=self.settings.shards)
