@@ -52,14 +52,14 @@ async def record_game(game_type: str, bots: Sequence[Any], seed: str, game_id: s
         await send(lc.JoinSeat(seat=seat, name=f"{type(bots[seat]).__name__.lower()}-{seat}", kind="bot"), seat)
     await send(lc.StartGame(), 0)
     while True:
-        agg = ref.cache[game_id]
-        if agg.status != m.RUNNING:
-            break
+        agg = ref.cache.get(game_id)
+        if agg is None or agg.status != m.RUNNING:
+            break  # a finished game leaves the referee's cache
         seat = m.to_act(agg)[0]
         rules = agg.rules
         choice = bots[seat].choose(rules.view(agg.game, seat), rules.legal_actions(agg.game, seat), seat)
         before = agg.version
         await send(choice, seat, before)
-        if ref.cache[game_id].version == before:
+        if agg.version == before:  # the engine folds accepted events into this same object
             raise AssertionError(f"seat {seat} played a refused move {choice!r}")
     return await load(store, game_id)
