@@ -76,7 +76,14 @@ def replay(history: History, to_version: int | None = None) -> tuple[list[Step],
     for env in history.events:
         if to_version is not None and env.version > to_version:
             break
-        event = codec.event_payload(env)
+        try:
+            event = codec.event_payload(env)
+        except codec.UnknownType:
+            # Written by a newer version: shown, not folded.
+            agg.version = env.version
+            steps.append(Step(version=env.version, type=env.type, command_id=env.command_id, seat=None,
+                              summary="(unknown event type: skipped)", payload={}))
+            continue
         m.evolve(agg, event)
         shown = m.public_event(agg, event)
         payload: dict[str, Any] = msgspec.to_builtins(shown) if shown is not None else {}

@@ -71,12 +71,14 @@ class EmbeddedRedis:
                 self.proc.kill()
 
 
-def resolve_url(configured: str | None, embedded_dir: Path | None = None) -> tuple[str, EmbeddedRedis | None]:
+def resolve_url(
+    configured: str | None, embedded_dir: Path | None = None, default_url: str = DEFAULT_URL
+) -> tuple[str, EmbeddedRedis | None]:
     """The URL to use and, when we had to start one, the embedded server (keep it alive)."""
     if configured:
         return configured, None
-    if _answers(DEFAULT_URL):
-        return DEFAULT_URL, None
+    if _answers(default_url):
+        return default_url, None
     server = EmbeddedRedis(embedded_dir)
     os.environ["REDIS_URL"] = server.url  # child services started from here share it
     return server.url, server

@@ -49,7 +49,7 @@ class Projector:
         out = []
         for g in ids:
             try:
-                agg = rebuild(g, logs[g], self.cache.get(g))
+                agg = rebuild(g, logs[g], self.cache.get(g), strict=False)
             except Exception:
                 # An unreadable log is the referee's problem to report; skip it, keep the rest.
                 log.exception("log_unreadable", game_id=g)

@@ -49,14 +49,26 @@ class Planned(msgspec.Struct, kw_only=True):
     token: str | None
 
 
-def rebuild(game_id: str, entries: list[tuple[int, bytes]], into: m.Match | None = None) -> m.Match:
-    """Fold a log (or its tail) into an aggregate."""
+def rebuild(
+    game_id: str, entries: list[tuple[int, bytes]], into: m.Match | None = None, strict: bool = True
+) -> m.Match:
+    """Fold a log (or its tail) into an aggregate. A referee folds strictly: an event type it does
+    not know (written by a newer version) means it cannot judge the game. Read-side consumers
+    pass strict=False and skip such events instead of crashing."""
     agg = into or m.Match(game_id=game_id)
     for version, data in entries:
         env = codec.decode_event(data)
-        if version != agg.version + 1:
+        if version != agg.version + 1 and strict:
             raise ValueError(f"{game_id}: log jumps from {agg.version} to {version}")
-        m.evolve(agg, codec.event_payload(env))
+        try:
+            event = codec.event_payload(env)
+        except codec.UnknownType:
+            if strict:
+                raise
+            log.warning("unknown_event_skipped", game_id=game_id, version=version, type=env.type)
+            agg.version = version
+            continue
+        m.evolve(agg, event)
     return agg
 
 

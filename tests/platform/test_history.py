@@ -150,3 +150,19 @@ def test_audit_of_a_rejected_command_cites_the_rule() -> None:
                               "judged_at_version": base.to_version, "to_version": base.to_version}
     assert report.events == [] and report.legal_actions == []  # not that seat's turn: nothing was legal
     assert report.rejudged is not None and report.rejudged["rule"] == "SEN-TURN" and report.rejudged["agrees"]
+
+
+def test_an_unknown_event_type_is_skipped_by_readers_not_fatal() -> None:
+    """A consumer older than the writer meets an event type it does not know: it skips it."""
+    from services.referee.engine import rebuild
+
+    hist = golden()
+    newer = msgspec.structs.replace(hist.events[4], type="lifecycle.SpectatorJoined", payload=msgspec.Raw(b'{"x":1}'))
+    events = [*hist.events[:5], msgspec.structs.replace(newer, version=6)]
+    events += [msgspec.structs.replace(e, version=e.version + 1) for e in hist.events[5:]]
+    steps, final = h.replay(h.History(game_id=hist.game_id, events=events, outcomes=[]))
+    assert steps[5].summary == "(unknown event type: skipped)" and final.status == m.OVER
+    entries = [(e.version, codec.encode(e)) for e in events]
+    assert rebuild(hist.game_id, entries, strict=False).status == m.OVER
+    with pytest.raises(codec.UnknownType):
+        rebuild(hist.game_id, entries)  # a referee must not judge a game it cannot fully read

