@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import redis.asyncio as aredis
-from faststream.redis import RedisBroker
+from faststream import AckPolicy
+from faststream.redis import RedisBroker, StreamSub
+from faststream.redis.annotations import RedisStreamMessage as ContextStreamMessage
 from faststream.redis.message import FAKE_CONSUMER, RedisBatchStreamMessage, RedisStreamMessage
 
 from services.logs import faststream_logger
@@ -38,3 +40,24 @@ async def ensure_group(client: aredis.Redis, stream: str, group: str, start: str
     except aredis.ResponseError as exc:
         if "BUSYGROUP" not in str(exc):
             raise
+
+
+def reclaim_bus_entries(
+    broker: RedisBroker, client: aredis.Redis, stream: str, group: str, consumer: str, idle_ms: int,
+    refresh: Callable[[str], Awaitable[None]],
+) -> None:
+    """Bus entries a crashed reader took but never acked: claim them after `idle_ms` and refresh
+    their game (bus readers rebuild from the log, so handling an entry twice is harmless)."""
+    from services.projector.app import bus_game_id
+
+    @broker.subscriber(
+        stream=StreamSub(stream, group=group, consumer=consumer, min_idle_time=idle_ms),
+        parser=raw_parser,
+        decoder=raw_decoder,
+        ack_policy=AckPolicy.MANUAL,
+    )
+    async def reclaim(msg: ContextStreamMessage) -> None:
+        game_id = bus_game_id(msg.raw_message["data"])
+        if game_id is not None:
+            await refresh(game_id)
+        await client.xack(stream, group, *msg.raw_message["message_ids"])

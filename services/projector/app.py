@@ -16,12 +16,12 @@ import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
-from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMessage
+from faststream.redis.annotations import RedisBatchStreamMessage
 
 from contracts import codec
 from contracts.bus import BusNotice
 from games import match as m
-from services.broker import ensure_group, make_broker, raw_decoder, raw_parser
+from services.broker import ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
@@ -180,19 +180,11 @@ class ProjectorService:
             await self.projector.apply(shard, list(zip(raw["message_ids"], raw["data"], strict=True)))
             await self.client.xack(self.keys.bus(shard), GROUP, *raw["message_ids"])
 
-        # Entries a crashed projector read but never acked: refresh their games from the log.
-        @self.broker.subscriber(
-            stream=StreamSub(self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer,
-                             min_idle_time=self.settings.reclaim_idle_ms),
-            parser=raw_parser,
-            decoder=raw_decoder,
-            ack_policy=AckPolicy.MANUAL,
-        )
-        async def reclaim(msg: RedisStreamMessage) -> None:
-            game_id = bus_game_id(msg.raw_message["data"])
-            if game_id is not None:
-                await self.projector.refresh(shard, [game_id])
-            await self.client.xack(self.keys.bus(shard), GROUP, *msg.raw_message["message_ids"])
+        async def refresh(game_id: str) -> None:
+            await self.projector.refresh(shard, [game_id])
+
+        reclaim_bus_entries(self.broker, self.client, self.keys.bus(shard), GROUP, self.settings.consumer,
+                            self.settings.reclaim_idle_ms, refresh)
 
     async def start(self) -> None:
         # A new projector group starts at the bus's beginning, so it sees games created before it.

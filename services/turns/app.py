@@ -18,7 +18,7 @@ import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
-from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMessage
+from faststream.redis.annotations import RedisBatchStreamMessage
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -27,7 +27,7 @@ from contracts.protocol import Action, GameOver, TurnRequest
 from contracts.registry import type_name
 from games import match as m
 from services import tokens
-from services.broker import ensure_group, make_broker, raw_decoder, raw_parser
+from services.broker import ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.projector.app import Projector, bus_game_id
@@ -85,18 +85,11 @@ class TurnService:
             await self.notify([g for g in map(bus_game_id, msg.raw_message["data"]) if g is not None])
             await self.client.xack(self.keys.bus(shard), GROUP, *msg.raw_message["message_ids"])
 
-        @self.broker.subscriber(
-            stream=StreamSub(self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer,
-                             min_idle_time=self.settings.reclaim_idle_ms),
-            parser=raw_parser,
-            decoder=raw_decoder,
-            ack_policy=AckPolicy.MANUAL,
-        )
-        async def reclaim(msg: RedisStreamMessage) -> None:
-            game_id = bus_game_id(msg.raw_message["data"])
-            if game_id is not None:
-                await self.notify([game_id])
-            await self.client.xack(self.keys.bus(shard), GROUP, *msg.raw_message["message_ids"])
+        async def refresh(game_id: str) -> None:
+            await self.notify([game_id])
+
+        reclaim_bus_entries(self.broker, self.client, self.keys.bus(shard), GROUP, self.settings.consumer,
+                            self.settings.reclaim_idle_ms, refresh)
 
     async def notify(self, game_ids: list[str]) -> None:
         aggs = await self.follower._catch_up(game_ids)
