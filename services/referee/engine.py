@@ -72,6 +72,19 @@ def rebuild(
     return agg
 
 
+def _without_token(data: bytes) -> bytes:
+    """Dead letters keep what was sent, except a seat token: operators read them, players must not
+    be able to replay a token from them."""
+    try:
+        doc = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return data
+    if isinstance(doc, dict) and "token" in doc:
+        doc["token"] = "<redacted>" if doc["token"] else doc["token"]
+        return msgspec.json.encode(doc)
+    return data
+
+
 class Referee:
     def __init__(
         self,
@@ -148,7 +161,7 @@ class Referee:
         log.warning("dead_letter", stream=stream, entry_id=entry_id.decode(), reason=reason)
         record: dict[str, bytes | str] = {"reason": reason, "stream": stream, "entry_id": entry_id}
         for k, v in fields.items():
-            record[f"field:{k.decode(errors='replace')}"] = v
+            record[f"field:{k.decode(errors='replace')}"] = _without_token(v)
         self.sink.add(self.keys.dead_letter, record)
 
     # ---- judging -----------------------------------------------------------------------------

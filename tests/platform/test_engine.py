@@ -184,6 +184,15 @@ async def test_a_reply_stream_outside_the_reply_prefix_or_a_bad_game_id_is_dead_
     assert await referee.store.read("g") == [] and await referee.store.read("x}{y") == []
 
 
+async def test_a_dead_lettered_command_does_not_keep_its_seat_token(referee: Referee) -> None:
+    env = envelope("g", lc.StartGame(), seat=0, token="secret-token", reply_to="elsewhere")
+    await referee.handle(INTAKE, [entry(env)])
+    sink = referee.sink
+    assert isinstance(sink, MemorySink)
+    [letter] = sink.streams[KEYS.dead_letter]
+    assert b"secret-token" not in bytes(letter["field:data"]) and b"<redacted>" in bytes(letter["field:data"])
+
+
 async def test_a_game_created_with_other_data_is_not_judged_by_this_data(referee: Referee) -> None:
     tokens = await seated_game(referee)
     agg = referee.cache["g"]
