@@ -205,7 +205,8 @@ async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: 
     One handle() call per step carries one command for every game still running."""
     secret = b"bench-replay-secret"
     store = RedisEventStore(r, keys)
-    ref = Referee(store, MemorySink(), keys, shards=1, secret=secret)
+    sink = MemorySink()
+    ref = Referee(store, lambda: sink, keys, shards=1, secret=secret)
     rng = random.Random(seed)
     client = Client(r, keys, 1, name="replay")
     ids: list[str] = []

@@ -12,3 +12,14 @@ class BusNotice(msgspec.Struct, frozen=True, kw_only=True):
     to_version: int
     # Their public projections (EventEnvelope JSON), withheld ones left out.
     events: list[msgspec.Raw]
+
+
+_notice = msgspec.json.Decoder(BusNotice)
+
+
+def notice_game_id(fields: dict[bytes, bytes]) -> str | None:
+    """The game a bus entry is about, or None for an entry that is not a notice."""
+    try:
+        return _notice.decode(fields[b"data"]).game_id
+    except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
+        return None

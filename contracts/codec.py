@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
-from contracts.registry import command_type, event_type
+from contracts.registry import event_type
 from contracts.upcast import upcast
 
 _encoder = msgspec.json.Encoder()
@@ -37,13 +37,6 @@ def _decoder(cls: type[Any]) -> msgspec.json.Decoder[Any]:
     if dec is None:
         dec = _payload_decoders[cls] = msgspec.json.Decoder(cls)
     return dec
-
-
-def command_payload(env: CommandEnvelope) -> msgspec.Struct:
-    cls = command_type(env.type)
-    if cls is None:
-        raise UnknownType(env.type)
-    return _decoder(cls).decode(env.payload)  # type: ignore[no-any-return]
 
 
 def event_payload(env: EventEnvelope) -> msgspec.Struct:

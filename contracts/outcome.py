@@ -25,6 +25,8 @@ class CommandOutcome(msgspec.Struct, frozen=True, kw_only=True):
     rule: str | None = None
     text: str | None = None
     detail: str | None = None
+    # SHA-256 of the message as received: tells a redelivery from another message reusing its id.
+    envelope_sha256: str = ""
     # The payload as received (the token is never recorded).
     payload: msgspec.Raw
 

@@ -302,12 +302,21 @@ def replay(
 def export_game(
     game_id: str,
     out: Annotated[Path | None, typer.Option(help="file to write (default GAME_ID.jsonl)")] = None,
+    allow_running: Annotated[
+        bool, typer.Option(help="export a game not over yet (the file holds its secrets)")
+    ] = False,
 ) -> None:
-    """Write a game, with every event and command outcome, as a self-contained JSON Lines file."""
+    """Write a game, with every event and command outcome, as a self-contained JSON Lines file.
+
+    The file is the private log (seed, deck order, seat token hashes): for a finished game those
+    are revealed anyway; a running game's export is refused unless --allow-running."""
     from services import history
 
     settings, url, _ = _setup(quiet=True)
-    lines = history.export_lines(_run(_history(settings, url, game_id)))
+    hist = _run(_history(settings, url, game_id))
+    if not allow_running and history.fold(hist).status != "over":
+        raise typer.BadParameter(f"{game_id} is not over: its export would reveal its seed and deck order")
+    lines = history.export_lines(hist)
     path = out or Path(f"{game_id}.jsonl")
     path.write_bytes(b"\n".join(lines) + b"\n")
     console.print(f"wrote {len(lines) - 1} records to {path}")

@@ -12,6 +12,7 @@ from faststream.redis import RedisBroker, StreamSub
 from faststream.redis.annotations import RedisStreamMessage as ContextStreamMessage
 from faststream.redis.message import FAKE_CONSUMER, RedisBatchStreamMessage, RedisStreamMessage
 
+from contracts.bus import notice_game_id
 from services.logs import faststream_logger
 
 
@@ -48,8 +49,6 @@ def reclaim_bus_entries(
 ) -> None:
     """Bus entries a crashed reader took but never acked: claim them after `idle_ms` and refresh
     their game (bus readers rebuild from the log, so handling an entry twice is harmless)."""
-    from services.projector.app import bus_game_id
-
     @broker.subscriber(
         stream=StreamSub(stream, group=group, consumer=consumer, min_idle_time=idle_ms),
         parser=raw_parser,
@@ -57,7 +56,7 @@ def reclaim_bus_entries(
         ack_policy=AckPolicy.MANUAL,
     )
     async def reclaim(msg: ContextStreamMessage) -> None:
-        game_id = bus_game_id(msg.raw_message["data"])
+        game_id = notice_game_id(msg.raw_message["data"])
         if game_id is not None:
             await refresh(game_id)
         await client.xack(stream, group, *msg.raw_message["message_ids"])

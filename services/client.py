@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -57,9 +58,11 @@ class Client:
 
     async def wait(self, command_id: str, timeout_s: float = 30.0) -> Reply:
         """The outcome of `command_id`, reading this client's reply stream."""
+        deadline = time.monotonic() + timeout_s
         while command_id not in self._replies:
-            got = await self.redis.xread({self.reply_to: self._last}, count=100, block=int(timeout_s * 1000))
-            if not got:
+            left_ms = int((deadline - time.monotonic()) * 1000)
+            got = await self.redis.xread({self.reply_to: self._last}, count=100, block=max(left_ms, 1))
+            if not got and time.monotonic() >= deadline:
                 raise TimeoutError(f"no outcome for command {command_id} after {timeout_s}s")
             for _, entries in got:
                 for entry_id, fields in entries:

@@ -32,7 +32,8 @@ async def record_game(game_type: str, bots: Sequence[Any], seed: str, game_id: s
     """Play `bots` (rules-level bots, seat i = bots[i]) to the end and return the recorded history."""
     clock = iter(EPOCH + i / 1000 for i in range(1_000_000))
     store = MemoryEventStore()
-    ref = Referee(store, MemorySink(), Keys("selfplay"), shards=1, secret=SECRET,
+    sink = MemorySink()
+    ref = Referee(store, lambda: sink, Keys("selfplay"), shards=1, secret=SECRET,
                   clock=lambda: next(clock), new_seed=lambda: seed)
     n = 0
 

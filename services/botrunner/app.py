@@ -8,6 +8,7 @@ sent with the request's version as `expected_version`.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 import msgspec
@@ -76,35 +77,50 @@ class BotRunner:
         return reply.outcome.status == ACCEPTED
 
     async def run(self) -> None:
-        """Answer turn requests until cancelled."""
+        """Answer turn requests until cancelled; a Redis error or a bad entry costs a retry, not
+        every hosted bot."""
         while True:
             if not self.seats:
                 self._wake.clear()
                 await self._wake.wait()
-            streams = {k: s.last_id for k, s in self.seats.items()}
-            got = await self.redis.xread(streams, count=50, block=200)  # type: ignore[arg-type]
-            sends: list[CommandEnvelope] = []
-            for key, entries in got:
-                seat = self.seats.get(key.decode())
-                if seat is None:
-                    continue
-                latest: TurnRequest | None = None
-                for entry_id, fields in entries:
-                    seat.last_id = entry_id.decode()
+            try:
+                await self._step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bot_runner_step_failed")
+                await asyncio.sleep(0.5)
+
+    async def _step(self) -> None:
+        """One read of every hosted seat's stream; answers the latest request of each."""
+        streams = {k: s.last_id for k, s in self.seats.items()}
+        got = await self.redis.xread(streams, count=50, block=200)  # type: ignore[arg-type]
+        sends: list[CommandEnvelope] = []
+        for key, entries in got:
+            seat = self.seats.get(key.decode())
+            if seat is None:
+                continue
+            latest: TurnRequest | None = None
+            for entry_id, fields in entries:
+                seat.last_id = entry_id.decode()
+                try:
                     message = _seat_message.decode(fields[b"data"])
-                    if isinstance(message, GameOver):
-                        self.finished[seat.game_id] = message
-                        self.seats.pop(key.decode(), None)
-                        latest = None
-                        break
-                    latest = message
-                if latest is not None and latest.version > seat.answered:
-                    sends.append(self._answer(seat, latest))
-            if sends:
-                pipe = self.redis.pipeline(transaction=False)
-                for env in sends:
-                    pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
-                await pipe.execute()
+                except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
+                    log.warning("seat_entry_skipped", game_id=seat.game_id, seat=seat.seat)
+                    continue
+                if isinstance(message, GameOver):
+                    self.finished[seat.game_id] = message
+                    self.seats.pop(key.decode(), None)
+                    latest = None
+                    break
+                latest = message
+            if latest is not None and latest.version > seat.answered:
+                sends.append(self._answer(seat, latest))
+        if sends:
+            pipe = self.redis.pipeline(transaction=False)
+            for env in sends:
+                pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
+            await pipe.execute()
 
     def _answer(self, seat: Seat, req: TurnRequest) -> CommandEnvelope:
         seat.answered = req.version
@@ -113,7 +129,8 @@ class BotRunner:
         return CommandEnvelope(
             type=choice.type,
             game_id=req.game_id,
-            command_id=f"{req.game_id}:{req.seat}:{req.version}",
+            # Random: a predictable id could be taken first by someone else (see append.lua).
+            command_id=uuid.uuid4().hex,
             seat=req.seat,
             token=seat.token,
             expected_version=req.version,
@@ -141,7 +158,10 @@ class BotRunnerService:
             except (KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
                 log.warning("lobby_request_skipped", error=str(exc))
             else:
-                await self.runner.host(req)
+                try:
+                    await self.runner.host(req)
+                except Exception:
+                    log.exception("host_failed", game_id=req.game_id, seat=req.seat)
             await self.client.xack(self.runner.lobby, "botrunner", *msg.raw_message["message_ids"])
 
     async def start(self) -> None:

@@ -20,6 +20,9 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     # One entry per event: its public projection, or None when withheld from every audience.
     public: list[bytes | None] = []
     public_rejection: bytes | None = None
+    # Record the outcome under the command id (duplicates then return it). False for refusals
+    # anyone could provoke, which must not pre-empt the real sender's command of the same id.
+    remember: bool = True
 
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,7 +44,7 @@ class EventStore(Protocol):
 
     async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]: ...
 
-    async def read_public(self, game_id: str, after: int = 0) -> list[bytes]: ...
+    async def read_public(self, game_id: str) -> list[bytes]: ...
 
     async def audit(self, game_id: str) -> list[bytes]: ...
 

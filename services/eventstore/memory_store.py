@@ -37,7 +37,8 @@ class MemoryEventStore:
         pub.extend(p for p in r.public if p is not None)
         if r.public_rejection is not None:
             pub.append(r.public_rejection)
-        seen[r.command_id] = r.outcome
+        if r.remember:
+            seen[r.command_id] = r.outcome
         self.audits.setdefault(r.game_id, []).append(r.outcome)
         return AppendResult(status=OK, version=len(log))
 
@@ -47,7 +48,7 @@ class MemoryEventStore:
     async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]:
         return {gid: await self.read(gid, v) for gid, v in after.items()}
 
-    async def read_public(self, game_id: str, after: int = 0) -> list[bytes]:
+    async def read_public(self, game_id: str) -> list[bytes]:
         return list(self.public.get(game_id, []))
 
     async def audit(self, game_id: str) -> list[bytes]:

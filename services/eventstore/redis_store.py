@@ -40,7 +40,7 @@ class RedisEventStore:
         for group in groups:
             args: list[bytes | str | int] = [group[0].expected_version, len(group)]
             for r in group:
-                args += [r.command_id, r.outcome, len(r.events), *r.events]
+                args += [r.command_id, r.outcome, int(r.remember), len(r.events), *r.events]
                 args += [p if p is not None else b"" for p in r.public]
                 args.append(r.public_rejection or b"")
             calls.append((*self.keys.game_keys(group[0].game_id), *args))
@@ -90,8 +90,8 @@ class RedisEventStore:
             for gid, entries in zip(after, results, strict=True)
         }
 
-    async def read_public(self, game_id: str, after: int = 0) -> list[bytes]:
-        entries = await self.client.xrange(self.keys.public(game_id), min=f"({after}-0" if after else "-")
+    async def read_public(self, game_id: str) -> list[bytes]:
+        entries = await self.client.xrange(self.keys.public(game_id))
         return [f[b"data"] for _, f in entries]
 
     async def audit(self, game_id: str) -> list[bytes]:

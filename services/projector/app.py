@@ -19,7 +19,7 @@ from faststream.redis import StreamSub
 from faststream.redis.annotations import RedisBatchStreamMessage
 
 from contracts import codec
-from contracts.bus import BusNotice
+from contracts.bus import notice_game_id
 from games import match as m
 from services.broker import ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
 from services.config import Settings
@@ -43,7 +43,7 @@ class Projector:
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
 
-    async def _catch_up(self, game_ids: Iterable[str]) -> list[m.Match]:
+    async def catch_up(self, game_ids: Iterable[str]) -> list[m.Match]:
         ids = list(dict.fromkeys(game_ids))
         logs = await self.store.read_many({g: self.cache[g].version if g in self.cache else 0 for g in ids})
         out = []
@@ -69,12 +69,12 @@ class Projector:
         for entry_id, fields in entries:
             if _id(entry_id) <= last:
                 continue  # already folded before a restart
-            game_id = bus_game_id(fields)
+            game_id = notice_game_id(fields)
             if game_id is None:
                 log.warning("bus_entry_skipped", shard=shard, entry_id=entry_id.decode())
             else:
                 game_ids.append(game_id)
-        aggs = await self._catch_up(game_ids)
+        aggs = await self.catch_up(game_ids)
         pipe = self.client.pipeline(transaction=True)
         for agg in aggs:
             self._write(pipe, shard, agg)
@@ -87,7 +87,7 @@ class Projector:
         pipe.set(self.rm.game(shard, agg.game_id), codec.encode(public_state(agg)))
 
     async def refresh(self, shard: int, game_ids: list[str]) -> None:
-        aggs = await self._catch_up(game_ids)
+        aggs = await self.catch_up(game_ids)
         pipe = self.client.pipeline(transaction=True)
         for agg in aggs:
             self._write(pipe, shard, agg)
@@ -120,7 +120,7 @@ class Projector:
     async def _rebuild_batch(self, game_ids: list[str]) -> int:
         if not game_ids:
             return 0
-        aggs = await self._catch_up(game_ids)
+        aggs = await self.catch_up(game_ids)
         pipe = self.client.pipeline(transaction=False)
         for agg in aggs:
             self._write(pipe, shard_of(agg.game_id, self.shards), agg)
@@ -138,16 +138,6 @@ class Projector:
     async def game(self, game_id: str) -> dict[str, object] | None:
         raw = await self.client.get(self.rm.game(shard_of(game_id, self.shards), game_id))
         return msgspec.json.decode(raw) if raw else None
-
-
-_notice = msgspec.json.Decoder(BusNotice)
-
-
-def bus_game_id(fields: dict[bytes, bytes]) -> str | None:
-    try:
-        return _notice.decode(fields[b"data"]).game_id
-    except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
 
 
 def _id(entry_id: bytes) -> tuple[int, int]:

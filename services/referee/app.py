@@ -90,9 +90,7 @@ class RefereeService:
             deliveries = int(info[0]["times_delivered"]) if info else 1
             log.warning("reclaimed", stream=stream, entry_id=entry_id.decode(), deliveries=deliveries)
             if deliveries > s.max_deliveries:
-                self.engine._dead(stream, entry_id, fields, f"failed {deliveries - 1} deliveries")
-                self.engine.sink.ack(stream, GROUP, [entry_id])
-                await self.engine.sink.flush()
+                await self.engine.dead_letter(stream, entry_id, fields, f"failed {deliveries - 1} deliveries")
                 return
             await self.engine.handle(stream, [(entry_id, fields)])
 
@@ -100,7 +98,7 @@ class RefereeService:
         secret = await load_secret(self.client, self.keys, self.settings.token_secret)
         self.engine = Referee(
             RedisEventStore(self.client, self.keys),
-            RedisSink(self.client),
+            lambda: RedisSink(self.client),
             self.keys,
             shards=self.settings.shards,
             secret=secret,
@@ -126,6 +124,10 @@ class RefereeService:
                 if not sub.running:
                     log.warning("consumer_group_recreated", stream=sub.stream_sub.name)
                     try:
+                        # From the stream's start, not `$` as FastStream would: commands added
+                        # while the group was missing are read too (duplicates are answered, not
+                        # applied twice).
+                        await ensure_group(self.client, sub.stream_sub.name, GROUP)
                         await sub.start()
                     except Exception:
                         log.exception("subscriber_restart_failed", stream=sub.stream_sub.name)

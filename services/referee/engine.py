@@ -1,7 +1,7 @@
 """The referee's application service: a batch of raw commands in, guarded appends and publishes out.
 
 A batch costs three round trips whatever its size: one pipelined read of the logs of games not in
-the cache, one pipeline of guarded appends (one Lua call per command), one pipeline of publishes,
+the cache, one pipeline of guarded appends (one Lua call per game), one pipeline of publishes,
 replies, dead letters and the batch's XACK. Commands of one game are judged in arrival order; a
 version conflict (another referee wrote first) or a duplicate evicts the game from the cache, and
 its remaining commands are judged again on the reloaded log.
@@ -9,6 +9,9 @@ its remaining commands are judged again on the reloaded log.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -36,6 +39,7 @@ MAX_ATTEMPTS = 8
 class Item(msgspec.Struct, kw_only=True):
     entry_id: bytes
     env: CommandEnvelope
+    digest: str = ""  # SHA-256 of the message as received
     payload: msgspec.Struct | None = None
     # Refused before it reaches the aggregate (unknown type, payload not matching its schema).
     early: Rejected | None = None
@@ -45,7 +49,6 @@ class Planned(msgspec.Struct, kw_only=True):
     item: Item
     outcome: CommandOutcome
     public: list[bytes | None]
-    rejection: bytes | None
     token: str | None
 
 
@@ -57,9 +60,11 @@ def rebuild(
     pass strict=False and skip such events instead of crashing."""
     agg = into or m.Match(game_id=game_id)
     for version, data in entries:
-        env = codec.decode_event(data)
-        if version != agg.version + 1 and strict:
+        if version <= agg.version:
+            continue  # already folded (two catch-ups of one game read the same tail)
+        if version != agg.version + 1:
             raise ValueError(f"{game_id}: log jumps from {agg.version} to {version}")
+        env = codec.decode_event(data)
         try:
             event = codec.event_payload(env)
         except codec.UnknownType:
@@ -78,7 +83,8 @@ def _without_token(data: bytes) -> bytes:
     try:
         doc = msgspec.json.decode(data)
     except msgspec.DecodeError:
-        return data
+        # Not JSON: still blank anything shaped like a token field.
+        return re.sub(rb'("token"\s*:\s*")[^"]*(")', rb"\1<redacted>\2", data)
     if isinstance(doc, dict) and "token" in doc:
         doc["token"] = "<redacted>" if doc["token"] else doc["token"]
         return msgspec.json.encode(doc)
@@ -89,7 +95,7 @@ class Referee:
     def __init__(
         self,
         store: EventStore,
-        sink: Sink,
+        sink: Callable[[], Sink],
         keys: Keys,
         *,
         shards: int,
@@ -100,7 +106,8 @@ class Referee:
         new_seed: Callable[[], str] = tokens.new_seed,
     ) -> None:
         self.store = store
-        self.sink = sink
+        # One sink per batch: batches of different shards run concurrently in one process.
+        self.new_sink = sink
         self.keys = keys
         self.shards = shards
         self.secret = secret
@@ -117,56 +124,65 @@ class Referee:
     async def handle(self, stream: str, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         """Judge a batch read from intake `stream`; everything handled is acked in the last pipeline."""
         now_ms = int(self.clock() * 1000)
+        sink = self.new_sink()
         by_game: dict[str, list[Item]] = {}
         acks: list[bytes] = []
         for entry_id, fields in entries:
-            item = self._parse(stream, entry_id, fields)
+            item = self._parse(stream, entry_id, fields, sink)
             if item is None:
                 acks.append(entry_id)
             else:
                 by_game.setdefault(item.env.game_id, []).append(item)
-        acks += await self._judge(by_game, now_ms)
-        self.sink.ack(stream, self.group, acks)
-        await self.sink.flush()
+        acks += await self._judge(by_game, now_ms, sink)
+        sink.ack(stream, self.group, acks)
+        await sink.flush()
 
-    def _parse(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> Item | None:
+    async def dead_letter(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str) -> None:
+        """Move one intake entry to the dead-letter stream and ack it (the reclaimer's last resort)."""
+        sink = self.new_sink()
+        self._dead(stream, entry_id, fields, reason, sink)
+        sink.ack(stream, self.group, [entry_id])
+        await sink.flush()
+
+    def _parse(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], sink: Sink) -> Item | None:
         data = fields.get(b"data")
         try:
             if data is None:
                 raise ValueError("no 'data' field")
             env = codec.decode_command(data)
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-            self._dead(stream, entry_id, fields, f"malformed envelope: {exc}")
+            self._dead(stream, entry_id, fields, f"malformed envelope: {exc}", sink)
             return None
         if not valid_game_id(env.game_id):
-            self._dead(stream, entry_id, fields, f"invalid game id {env.game_id[:120]!r}")
+            self._dead(stream, entry_id, fields, f"invalid game id {env.game_id[:120]!r}", sink)
             return None
         if env.reply_to is not None and (
             not env.reply_to.startswith(self.keys.reply_prefix()) or "{" in env.reply_to or len(env.reply_to) > 200
         ):
-            self._dead(stream, entry_id, fields, f"reply_to must be a stream under {self.keys.reply_prefix()}")
+            self._dead(stream, entry_id, fields, f"reply_to must be a stream under {self.keys.reply_prefix()}", sink)
             return None
+        digest = hashlib.sha256(data).hexdigest()
         cls = command_type(env.type)
         if cls is None:
-            self._dead(stream, entry_id, fields, f"unknown command type {env.type!r}")
-            return Item(entry_id=entry_id, env=env, early=m.rejected("GAME-UNKNOWN-TYPE", env.type))
+            self._dead(stream, entry_id, fields, f"unknown command type {env.type!r}", sink)
+            return Item(entry_id=entry_id, env=env, digest=digest, early=m.rejected("GAME-UNKNOWN-TYPE", env.type))
         try:
             payload = msgspec.json.decode(env.payload, type=cls)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            return Item(entry_id=entry_id, env=env, early=m.rejected("GAME-MALFORMED", str(exc)))
-        return Item(entry_id=entry_id, env=env, payload=payload)
+            return Item(entry_id=entry_id, env=env, digest=digest, early=m.rejected("GAME-MALFORMED", str(exc)))
+        return Item(entry_id=entry_id, env=env, digest=digest, payload=payload)
 
-    def _dead(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str) -> None:
+    def _dead(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str, sink: Sink) -> None:
         self.stats["dead"] += 1
         log.warning("dead_letter", stream=stream, entry_id=entry_id.decode(), reason=reason)
         record: dict[str, bytes | str] = {"reason": reason, "stream": stream, "entry_id": entry_id}
         for k, v in fields.items():
             record[f"field:{k.decode(errors='replace')}"] = _without_token(v)
-        self.sink.add(self.keys.dead_letter, record)
+        sink.add(self.keys.dead_letter, record)
 
     # ---- judging -----------------------------------------------------------------------------
 
-    async def _judge(self, by_game: dict[str, list[Item]], now_ms: int) -> list[bytes]:
+    async def _judge(self, by_game: dict[str, list[Item]], now_ms: int, sink: Sink) -> list[bytes]:
         acks: list[bytes] = []
         pending = by_game
         for _ in range(MAX_ATTEMPTS):
@@ -187,23 +203,40 @@ class Referee:
                     log.exception("decide_failed", game_id=game_id, command_id=items[0].env.command_id)
                     self._evict(game_id)
                     continue
+                if agg.status == m.NEW:
+                    # Nothing to record for a game that does not exist: answer, ack, write no keys.
+                    self._evict(game_id)
+                    for plan, append in decided:
+                        if append.events:
+                            plans.append((game_id, plan))
+                            appends.append(append)
+                        else:
+                            self._publish(plan, sink)
+                            acks.append(plan.item.entry_id)
+                    continue
                 for plan, append in decided:
                     plans.append((game_id, plan))
                     appends.append(append)
-            results = await self.store.append_many(appends)
+            try:
+                results = await self.store.append_many(appends)
+            except Exception:
+                # Some scripts may have run: the cached games may be ahead of their logs.
+                for game_id, _ in plans:
+                    self._evict(game_id)
+                raise
             retry: dict[str, list[Item]] = {}
             for (game_id, plan), result in zip(plans, results, strict=True):
                 if game_id in retry:
                     retry[game_id].append(plan.item)
                 elif result.status == OK:
-                    self._publish(plan)
+                    self._publish(plan, sink)
                     acks.append(plan.item.entry_id)
                     if self.cache.get(game_id) is not None and self.cache[game_id].status == m.OVER:
                         self._evict(game_id)  # no more moves will come: keep memory for live games
                 elif result.status == DUPLICATE:
                     self.stats["duplicates"] += 1
                     self._evict(game_id)
-                    self._reply_prior(plan, result.prior_outcome)
+                    self._reply_prior(plan, result.prior_outcome, sink)
                     acks.append(plan.item.entry_id)
                     retry[game_id] = []
                 else:
@@ -249,7 +282,7 @@ class Referee:
             seat=env.seat,
             token_hash=tokens.token_hash(env.token) if env.token else None,
             expected_version=env.expected_version,
-            admin=env.token == self.admin,
+            admin=bool(env.token) and hmac.compare_digest(env.token or "", self.admin),
             new_seed=new_seed,
             new_token_hash=new_token_hash,
         )
@@ -272,7 +305,8 @@ class Referee:
             "game_id": env.game_id,
             "seat": env.seat,
             "authenticated": authed,
-            "admin": bool(env.token) and env.token == self.admin,
+            "admin": bool(env.token) and hmac.compare_digest(env.token or "", self.admin),
+            "envelope_sha256": item.digest,
             "correlation_id": env.correlation_id,
             "expected_version": env.expected_version,
             "received_at_ms": now_ms,
@@ -289,11 +323,17 @@ class Referee:
                 text=verdict.text, detail=verdict.detail, authenticated=authed,
                 expected_version=env.expected_version, correlation_id=env.correlation_id, payload=env.payload,
             )
-            rejection_env = codec.encode(self._envelope(agg.game_id, judged, rejection, env, now_ms))
-            plan = Planned(item=item, outcome=outcome, public=[], rejection=rejection_env, token=None)
+            rejection_env = codec.encode(msgspec.structs.replace(
+                self._envelope(agg.game_id, judged, rejection, env, now_ms),
+                event_id=f"{agg.game_id}:{judged}:rejected:{env.command_id}",
+            ))
+            plan = Planned(item=item, outcome=outcome, public=[], token=None)
             return plan, AppendRequest(
                 game_id=agg.game_id, expected_version=judged, command_id=env.command_id,
                 outcome=codec.encode(outcome), public_rejection=rejection_env,
+                # An unauthenticated refusal is not remembered under its id: anyone can send one,
+                # and it must not pre-empt the real sender's command of the same id.
+                remember=authed,
             )
         private: list[bytes] = []
         public: list[bytes | None] = []
@@ -310,7 +350,7 @@ class Referee:
                 public.append(None if shown is None else codec.encode(self._envelope(
                     agg.game_id, version, shown, env, now_ms, msgspec.Raw(codec.encode(shown)))))
         outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, **base)  # type: ignore[arg-type]
-        plan = Planned(item=item, outcome=outcome, public=public, rejection=None, token=token)
+        plan = Planned(item=item, outcome=outcome, public=public, token=token)
         return plan, AppendRequest(
             game_id=agg.game_id, expected_version=judged, command_id=env.command_id,
             outcome=codec.encode(outcome), events=private, public=public,
@@ -335,7 +375,7 @@ class Referee:
 
     # ---- effects -------------------------------------------------------------------------------
 
-    def _publish(self, plan: Planned) -> None:
+    def _publish(self, plan: Planned, sink: Sink) -> None:
         o = plan.outcome
         if o.status == ACCEPTED:
             self.stats["accepted"] += 1
@@ -343,26 +383,35 @@ class Referee:
                 game_id=o.game_id, from_version=o.judged_at_version, to_version=o.to_version,
                 events=[msgspec.Raw(p) for p in plan.public if p is not None],
             )
-            self.sink.add(self.keys.bus(shard_of(o.game_id, self.shards)), {"data": codec.encode(notice)})
+            sink.add(self.keys.bus(shard_of(o.game_id, self.shards)), {"data": codec.encode(notice)})
         else:
             self.stats["rejected"] += 1
             log.info(
                 "rejected", game_id=o.game_id, command_id=o.command_id, version=o.judged_at_version,
                 correlation_id=o.correlation_id, type=o.command_type, seat=o.seat, rule=o.rule, detail=o.detail,
             )
-        self._reply(plan.item.env, Reply(outcome=o, token=plan.token))
+        self._reply(plan.item.env, Reply(outcome=o, token=plan.token), sink)
 
-    def _reply(self, env: CommandEnvelope, reply: Reply) -> None:
+    def _reply(self, env: CommandEnvelope, reply: Reply, sink: Sink) -> None:
         if env.reply_to:
-            self.sink.add(env.reply_to, {"data": codec.encode(reply)})
+            sink.add(env.reply_to, {"data": codec.encode(reply)})
 
-    def _reply_prior(self, plan: Planned, prior: bytes | None) -> None:
-        """A redelivered command gets the answer it got the first time (and the same seat token)."""
+    def _reply_prior(self, plan: Planned, prior: bytes | None, sink: Sink) -> None:
+        """A redelivered command gets the answer it got the first time. The seat token only goes
+        back to the very same message (same bytes, so the same private reply stream): command ids
+        are public, and a stranger reusing a JoinSeat's id must not receive that seat's token."""
         if prior is None:
             return
         outcome = msgspec.json.decode(prior, type=CommandOutcome)
         payload = plan.item.payload
         token = None
-        if outcome.status == ACCEPTED and isinstance(payload, lc.JoinSeat):
+        same = hmac.compare_digest(outcome.envelope_sha256, plan.outcome.envelope_sha256)
+        if same and outcome.status == ACCEPTED and isinstance(payload, lc.JoinSeat):
             token = tokens.seat_token(self.secret, outcome.game_id, payload.seat, outcome.command_id)
-        self._reply(plan.item.env, Reply(outcome=outcome, token=token))
+        if outcome.status == ACCEPTED:
+            # The first delivery may have been appended but never announced (a crash between the
+            # append and the publish): announce again; bus readers catch up from the log anyway.
+            notice = BusNotice(game_id=outcome.game_id, from_version=outcome.judged_at_version,
+                               to_version=outcome.to_version, events=[])
+            sink.add(self.keys.bus(shard_of(outcome.game_id, self.shards)), {"data": codec.encode(notice)})
+        self._reply(plan.item.env, Reply(outcome=outcome, token=token), sink)

@@ -22,6 +22,7 @@ from faststream.redis.annotations import RedisBatchStreamMessage
 
 from contracts import codec
 from contracts import lifecycle as lc
+from contracts.bus import notice_game_id
 from contracts.envelope import CommandEnvelope
 from contracts.protocol import Action, GameOver, TurnRequest
 from contracts.registry import type_name
@@ -30,7 +31,7 @@ from services import tokens
 from services.broker import ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
-from services.projector.app import Projector, bus_game_id
+from services.projector.app import Projector
 from services.redis_conn import connect
 from services.referee.app import load_secret
 
@@ -82,7 +83,7 @@ class TurnService:
             ack_policy=AckPolicy.MANUAL,
         )
         async def on_bus(msg: RedisBatchStreamMessage) -> None:
-            await self.notify([g for g in map(bus_game_id, msg.raw_message["data"]) if g is not None])
+            await self.notify([g for g in map(notice_game_id, msg.raw_message["data"]) if g is not None])
             await self.client.xack(self.keys.bus(shard), GROUP, *msg.raw_message["message_ids"])
 
         async def refresh(game_id: str) -> None:
@@ -92,7 +93,7 @@ class TurnService:
                             self.settings.reclaim_idle_ms, refresh)
 
     async def notify(self, game_ids: list[str]) -> None:
-        aggs = await self.follower._catch_up(game_ids)
+        aggs = await self.follower.catch_up(game_ids)
         now_ms = int(time.time() * 1000)
         pipe = self.client.pipeline(transaction=False)
         for agg in aggs:

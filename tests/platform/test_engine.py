@@ -3,6 +3,8 @@ events, outcomes, replies and dead letters."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 import pytest
 
@@ -24,13 +26,19 @@ INTAKE = KEYS.intake(0)
 REPLIES = KEYS.reply_prefix() + "tests"
 
 
+def _recorder() -> Callable[[], MemorySink]:
+    """A sink factory that hands every batch the same recorder, so tests see all effects."""
+    sink = MemorySink()
+    return lambda: sink
+
+
 @pytest.fixture
 def referee() -> Referee:
-    return Referee(MemoryEventStore(), MemorySink(), KEYS, shards=1, secret=b"s")
+    return Referee(MemoryEventStore(), _recorder(), KEYS, shards=1, secret=b"s")
 
 
 def replies(ref: Referee, stream: str = REPLIES) -> list[Reply]:
-    sink = ref.sink
+    sink = ref.new_sink()
     assert isinstance(sink, MemorySink)
     return [msgspec.json.decode(f["data"], type=Reply) for f in sink.streams.get(stream, [])]
 
@@ -114,7 +122,7 @@ async def test_garbage_bytes_go_to_the_dead_letter_stream_and_are_acked(referee:
     garbage = entry(b"\xff\xfe not json")
     no_data = (b"99-0", {b"other": b"x"})
     await referee.handle(INTAKE, [garbage, no_data])
-    sink = referee.sink
+    sink = referee.new_sink()
     assert isinstance(sink, MemorySink)
     dead = sink.streams[KEYS.dead_letter]
     assert str(dead[0]["reason"]).startswith("malformed envelope")
@@ -128,7 +136,7 @@ async def test_an_unknown_command_type_is_dead_lettered_and_rejected(referee: Re
     env = msgspec.structs.replace(env, type="sentient.Teleport")
     await referee.handle(INTAKE, [entry(env)])
     assert replies(referee)[-1].outcome.rule == "GAME-UNKNOWN-TYPE"
-    sink = referee.sink
+    sink = referee.new_sink()
     assert isinstance(sink, MemorySink)
     assert "unknown command type" in str(sink.streams[KEYS.dead_letter][-1]["reason"])
 
@@ -148,7 +156,7 @@ async def test_one_game_with_an_unreadable_log_does_not_block_the_others(referee
     bad = entry(envelope("bad", lc.StartGame()))
     good = entry(envelope("good", lc.CreateGame(game_type="sentient", num_players=2)))
     await referee.handle(INTAKE, [bad, good])
-    sink = referee.sink
+    sink = referee.new_sink()
     assert isinstance(sink, MemorySink)
     assert good[0] in sink.acked and bad[0] not in sink.acked  # left pending for the reclaimer
     assert len(await store.read("good")) == 1
@@ -176,7 +184,7 @@ async def test_a_reply_stream_outside_the_reply_prefix_or_a_bad_game_id_is_dead_
     hijack = envelope("g", lc.CreateGame(game_type="sentient", num_players=2), reply_to=public)
     braces = envelope("x}{y", lc.CreateGame(game_type="sentient", num_players=2))
     await referee.handle(INTAKE, [entry(hijack), entry(braces)])
-    sink = referee.sink
+    sink = referee.new_sink()
     assert isinstance(sink, MemorySink)
     assert public not in sink.streams
     reasons = [str(d["reason"]) for d in sink.streams[KEYS.dead_letter]]
@@ -187,7 +195,7 @@ async def test_a_reply_stream_outside_the_reply_prefix_or_a_bad_game_id_is_dead_
 async def test_a_dead_lettered_command_does_not_keep_its_seat_token(referee: Referee) -> None:
     env = envelope("g", lc.StartGame(), seat=0, token="secret-token", reply_to="elsewhere")
     await referee.handle(INTAKE, [entry(env)])
-    sink = referee.sink
+    sink = referee.new_sink()
     assert isinstance(sink, MemorySink)
     [letter] = sink.streams[KEYS.dead_letter]
     assert b"secret-token" not in bytes(letter["field:data"]) and b"<redacted>" in bytes(letter["field:data"])
@@ -200,3 +208,65 @@ async def test_a_game_created_with_other_data_is_not_judged_by_this_data(referee
     reply = await send(referee, "g", lc.StartGame(), seat=0, token=tokens[0])
     assert reply.outcome.rule == "GAME-VERSION"
     assert "sentient-data-0" in (reply.outcome.detail or "")
+
+
+async def test_reusing_a_public_join_command_id_does_not_hand_out_that_seats_token(referee: Referee) -> None:
+    await send(referee, "g", lc.CreateGame(game_type="sentient", num_players=2))
+    real = await send(referee, "g", lc.JoinSeat(seat=1, name="victim"))
+    assert real.token is not None
+    # The thief copies the public command id but, not knowing the original bytes, sends its own.
+    thief = envelope("g", lc.JoinSeat(seat=1, name="thief"), command_id=real.outcome.command_id,
+                     reply_to=KEYS.reply_prefix() + "thief")
+    await referee.handle(INTAKE, [entry(thief)])
+    [answer] = replies(referee, KEYS.reply_prefix() + "thief")
+    assert answer.outcome.status == "accepted" and answer.token is None
+
+
+async def test_a_strangers_refused_command_does_not_pre_empt_the_real_one_with_the_same_id(
+    referee: Referee,
+) -> None:
+    tokens = await seated_game(referee)
+    # Someone without the token sends StartGame under the id the real player will use.
+    await send(referee, "g", lc.StartGame(), seat=0, token="forged", command_id="start-1")
+    reply = await send(referee, "g", lc.StartGame(), seat=0, token=tokens[0], command_id="start-1")
+    assert reply.outcome.status == "accepted"
+
+
+async def test_a_failed_append_leaves_no_speculative_state_in_the_cache(referee: Referee) -> None:
+    await send(referee, "g", lc.CreateGame(game_type="sentient", num_players=2))
+    store = referee.store
+    assert isinstance(store, MemoryEventStore)
+
+    async def broken(requests: object) -> object:
+        raise ConnectionError("redis went away")
+
+    real = store.append_many
+    store.append_many = broken  # type: ignore[method-assign,assignment]
+    with pytest.raises(ConnectionError):
+        await referee.handle(INTAKE, [entry(envelope("g", lc.JoinSeat(seat=0, name="a")))])
+    assert "g" not in referee.cache  # the join was folded speculatively: it must not survive
+    store.append_many = real  # type: ignore[method-assign]
+    reply = await send(referee, "g", lc.JoinSeat(seat=0, name="a"))
+    assert reply.outcome.status == "accepted" and reply.outcome.judged_at_version == 1
+
+
+async def test_commands_for_a_game_that_does_not_exist_write_no_keys(referee: Referee) -> None:
+    reply = await send(referee, "ghost", lc.StartGame(), seat=0, token="t")
+    assert reply.outcome.rule == "GAME-NOT-FOUND"
+    store = referee.store
+    assert isinstance(store, MemoryEventStore)
+    assert "ghost" not in store.audits and "ghost" not in store.public and "ghost" not in referee.cache
+
+
+def test_folding_the_same_tail_twice_changes_nothing() -> None:
+    from tests.platform.test_history import golden
+
+    hist = golden()
+    entries = [(e.version, codec.encode(e)) for e in hist.events[:40]]
+    agg = rebuild(hist.game_id, entries[:20])
+    rebuild(hist.game_id, entries[10:], into=agg)  # overlaps the first read
+    assert agg.version == 40
+    once = rebuild(hist.game_id, entries)
+    assert msgspec.to_builtins(agg.rules.view(agg.game, None)) == msgspec.to_builtins(once.rules.view(once.game, None))
+    with pytest.raises(ValueError, match="jumps"):
+        rebuild(hist.game_id, entries[:5] + entries[6:])

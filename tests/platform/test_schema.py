@@ -17,7 +17,7 @@ from services.eventstore.memory_store import MemoryEventStore
 from services.referee.sink import MemorySink
 from services.turns.app import turn_requests
 from tests.platform.helpers import envelope
-from tests.platform.test_engine import KEYS, REPLIES, Referee, seated_game, send
+from tests.platform.test_engine import KEYS, REPLIES, Referee, _recorder, seated_game, send
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,7 +37,7 @@ def test_the_committed_schema_is_what_the_code_generates() -> None:
 
 
 async def test_every_message_of_a_real_game_validates() -> None:
-    ref = Referee(MemoryEventStore(), MemorySink(), KEYS, shards=1, secret=b"s")
+    ref = Referee(MemoryEventStore(), _recorder(), KEYS, shards=1, secret=b"s")
     tokens = await seated_game(ref, 2)
     await send(ref, "g", lc.StartGame(), seat=0, token=tokens[0])
     agg = ref.cache["g"]
@@ -52,7 +52,7 @@ async def test_every_message_of_a_real_game_validates() -> None:
         validator(f"events/{doc['type']}.json").validate(doc["payload"])
         seen.add(doc["type"])
     assert {"lifecycle.GameCreated", "lifecycle.CommandRejected", "sentient.DeckShuffled"} <= seen
-    sink = ref.sink
+    sink = ref.new_sink()
     assert isinstance(sink, MemorySink)
     for fields in sink.streams[REPLIES]:
         validator("protocol/reply.json").validate(json.loads(fields["data"]))
