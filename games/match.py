@@ -289,7 +289,7 @@ def public_event(match: Match, event: msgspec.Struct) -> msgspec.Struct | None:
         return msgspec.structs.replace(event, seed=None)
     if isinstance(event, lc.SeatJoined):
         return msgspec.structs.replace(event, token_hash=None)
-    if type(event) in match.rules.event_types if match.game_type else False:
+    if match.rules_impl is not None and type(event) in match.rules.event_types:
         return match.rules.public_event(event)
     return event
 

@@ -158,6 +158,10 @@ class BotRunnerService:
             except (KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
                 log.warning("lobby_request_skipped", error=str(exc))
             else:
+                if req.kind not in settings.bots:
+                    log.warning("bot_kind_not_hosted", kind=req.kind, hosted=list(settings.bots))
+                    await self.client.xack(self.runner.lobby, "botrunner", *msg.raw_message["message_ids"])
+                    return
                 try:
                     await self.runner.host(req)
                 except Exception:
