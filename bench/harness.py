@@ -32,6 +32,7 @@ from services import tokens
 from services.client import Client
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from services.redis_conn import connect
 from services.referee.engine import rebuild
 
 GROUP = "referee"  # services.referee.app.GROUP (not imported: that pulls in FastStream)
@@ -244,7 +245,7 @@ class Replies:
     """One task reading one reply stream with XREAD BLOCK; records when each outcome was seen."""
 
     def __init__(self, url: str, stream: str) -> None:
-        self.redis = aredis.Redis.from_url(url)
+        self.redis = connect(url)
         self.stream = stream
         self.seen: dict[str, tuple[float, Reply]] = {}
         self._pending: set[str] = set()

@@ -21,12 +21,12 @@ import subprocess
 import tempfile
 import uuid
 
-import redis.asyncio as aredis
-
 from bench.harness import Pool, Replies, Stats, delete_prefix, start_workers, stop_workers
-from bench.sections import quiet_gc, throughput
+from bench.sections import latency, quiet_gc, throughput
+from dicestream.loop import run as run_loop
 from services.config import from_env
 from services.eventstore.keys import Keys
+from services.redis_conn import connect
 
 _FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^:()]*)(?::\d+)?\)$")
 
@@ -70,12 +70,12 @@ def summarise(raw: str, top: int) -> str:
     return "\n".join(out)
 
 
-async def run(games: int, waves: int, py_spy: str, top: int, rate: int) -> None:
+async def run(games: int, waves: int, py_spy: str, top: int, rate: int, paced: float) -> None:
     settings = from_env()
     url = settings.redis_url or "redis://127.0.0.1:6379/0"
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     keys = Keys(prefix)
-    r = aredis.Redis.from_url(url)
+    r = connect(url)
     replies = Replies(url, f"{prefix}:reply:profile")
     replies.start()
     workers = []
@@ -94,11 +94,16 @@ async def run(games: int, waves: int, py_spy: str, top: int, rate: int) -> None:
         )
         await asyncio.sleep(1.0)  # let py-spy attach
         stats = Stats()
-        res = await throughput(pool, workers, waves, stats)
+        if paced:
+            res = await latency(pool, workers, paced, waves, stats)
+            print(f"{res['commands']} commands at {paced:.0f}/s: p50 {res['p50_ms']:.2f} ms, "
+                  f"p99 {res['p99_ms']:.2f} ms, referee CPU {res['referee_cpu_share']:.0%} of a core")
+        else:
+            res = await throughput(pool, workers, waves, stats)
+            print(f"{res['commands']} commands in {res['seconds']:.2f} s: {res['commands_per_s']:,.0f}/s")
         spy.send_signal(signal.SIGINT)
         _, err = spy.communicate(timeout=30)
-        print(f"{res['commands']} commands in {res['seconds']:.2f} s: {res['commands_per_s']:,.0f}/s, "
-              f"outcomes {stats.as_dict()}")
+        print(f"outcomes {stats.as_dict()}")
         with open(out.name) as f:
             raw = f.read()
         if not raw.strip():
@@ -119,11 +124,13 @@ def main() -> None:
     ap.add_argument("--waves", type=int, default=20)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
+    ap.add_argument("--paced", type=float, default=0.0,
+                    help="profile the latency load instead: commands/s (then --waves is seconds)")
     args = ap.parse_args()
     py_spy = os.environ.get("PY_SPY") or shutil.which("py-spy")
     if not py_spy:
         raise SystemExit("py-spy not found: pip install py-spy, or set PY_SPY")
-    asyncio.run(run(args.games, args.waves, py_spy, args.top, args.rate))
+    run_loop(run(args.games, args.waves, py_spy, args.top, args.rate, args.paced))
 
 
 if __name__ == "__main__":

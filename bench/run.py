@@ -7,7 +7,6 @@ Everything is written under a random key prefix `bench-<hex>` on the configured 
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
 import os
@@ -20,7 +19,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import redis.asyncio as aredis
 import redis.utils
 from rich.console import Console
 from rich.table import Table
@@ -36,8 +34,10 @@ from bench.harness import (
     stop_workers,
 )
 from bench.sections import build_replay_logs, latency, quiet_gc, replay, soak, throughput, xadd_baseline
+from dicestream.loop import run as run_loop
 from services.config import Settings
 from services.eventstore.keys import Keys
+from services.redis_conn import connect
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 
@@ -75,7 +75,7 @@ QUICK = Sizes(games=400, waves=3, latency_games=400, latency_rate=500.0, latency
 def main(url: str, settings: Settings, *, quick: bool = False, repeats: int = 3, console: Console) -> dict[str, Any]:
     sizes = QUICK if quick else FULL
     repeats = max(1, repeats)
-    results = asyncio.run(_main(url, settings, sizes, repeats, console, quick))
+    results = run_loop(_main(url, settings, sizes, repeats, console, quick))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     _report(results, console)
@@ -101,7 +101,7 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     keys = Keys(prefix)
     shards = settings.shards
-    r = aredis.Redis.from_url(url)
+    r = connect(url)
     info = await r.info("server")
     redis_pid = await local_redis_pid(r)
     workers: list[Worker] = []

@@ -22,6 +22,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.registry import command_type
 from contracts.schema import documents, render
+from dicestream.loop import run as run_loop
 from services import logs
 from services.client import Client
 from services.config import Settings, from_env
@@ -47,7 +48,7 @@ def _setup(quiet: bool = False) -> tuple[Settings, str, EmbeddedRedis | None]:
 
 
 def _run(coro: Any) -> Any:
-    return asyncio.run(coro)
+    return run_loop(coro)
 
 
 @app.command()

@@ -15,6 +15,7 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_OWN_SHARDS": "shards this referee consumes, e.g. 0-3 or 0,2 (default all)",
     "DICESTREAM_CONSUMER": "consumer name in the groups (default host-pid)",
     "DICESTREAM_BATCH": "commands read per batch (default 200)",
+    "DICESTREAM_INTAKE": "referee intake: direct (one XREADGROUP over its shards, default) or faststream",
     "DICESTREAM_RECLAIM_IDLE_MS": "pending commands idle this long are reclaimed (default 15000)",
     "DICESTREAM_MAX_DELIVERIES": "deliveries before a command goes to the dead-letter stream (default 5)",
     "DICESTREAM_CACHE_GAMES": "aggregates a referee keeps in memory (default 20000)",
@@ -34,6 +35,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     own_shards: tuple[int, ...] = ()
     consumer: str = ""
     batch: int = 200
+    intake: str = "direct"
     reclaim_idle_ms: int = 15000
     max_deliveries: int = 5
     cache_games: int = 20000
@@ -58,6 +60,12 @@ def parse_shards(text: str, total: int) -> tuple[int, ...]:
     return tuple(sorted(set(out)))
 
 
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r}: expected one of {', '.join(allowed)}")
+    return value
+
+
 def from_env(env: dict[str, str] | None = None) -> Settings:
     e = dict(os.environ if env is None else env)
     shards = int(e.get("DICESTREAM_SHARDS", "8"))
@@ -68,6 +76,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         own_shards=parse_shards(e.get("DICESTREAM_OWN_SHARDS", ""), shards),
         consumer=e.get("DICESTREAM_CONSUMER") or f"{socket.gethostname()}-{os.getpid()}",
         batch=int(e.get("DICESTREAM_BATCH", "200")),
+        intake=_choice("DICESTREAM_INTAKE", e.get("DICESTREAM_INTAKE", "direct"), ("direct", "faststream")),
         reclaim_idle_ms=int(e.get("DICESTREAM_RECLAIM_IDLE_MS", "15000")),
         max_deliveries=int(e.get("DICESTREAM_MAX_DELIVERIES", "5")),
         cache_games=int(e.get("DICESTREAM_CACHE_GAMES", "20000")),

@@ -16,7 +16,6 @@ import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
-from faststream.redis.annotations import RedisStreamMessage
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -24,7 +23,7 @@ from contracts.envelope import CommandEnvelope
 from contracts.outcome import ACCEPTED
 from contracts.protocol import GameOver, HostBot, SeatMessage, TurnRequest
 from services.bots import make_bot
-from services.broker import make_broker, raw_decoder, raw_parser
+from services.broker import RawEntries, make_broker, raw_decoder, raw_parser
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
@@ -152,21 +151,21 @@ class BotRunnerService:
             decoder=raw_decoder,
             ack_policy=AckPolicy.MANUAL,
         )
-        async def lobby(msg: RedisStreamMessage) -> None:
+        async def lobby(raw: RawEntries) -> None:
             try:
-                req = msgspec.json.decode(msg.raw_message["data"][b"data"], type=HostBot)
+                req = msgspec.json.decode(raw["data"][b"data"], type=HostBot)
             except (KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
                 log.warning("lobby_request_skipped", error=str(exc))
             else:
                 if req.kind not in settings.bots:
                     log.warning("bot_kind_not_hosted", kind=req.kind, hosted=list(settings.bots))
-                    await self.client.xack(self.runner.lobby, "botrunner", *msg.raw_message["message_ids"])
+                    await self.client.xack(self.runner.lobby, "botrunner", *raw["message_ids"])
                     return
                 try:
                     await self.runner.host(req)
                 except Exception:
                     log.exception("host_failed", game_id=req.game_id, seat=req.seat)
-            await self.client.xack(self.runner.lobby, "botrunner", *msg.raw_message["message_ids"])
+            await self.client.xack(self.runner.lobby, "botrunner", *raw["message_ids"])
 
     async def start(self) -> None:
         await self.broker.start()

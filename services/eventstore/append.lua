@@ -1,11 +1,14 @@
 -- Atomic, idempotent append of the outcomes of consecutive commands to one game.
--- All keys share the game's hash tag. Commands are applied in order; the first duplicate or
--- version conflict stops the script, because every later command was judged on a state that
--- included the stopped one's effects, so none of them may land.
--- KEYS: 1 log, 2 public, 3 command outcomes (hash), 4 audit
+-- Commands are applied in order; the first duplicate or version conflict stops the script,
+-- because every later command was judged on a state that included the stopped one's effects, so
+-- none of them may land.
+-- KEYS: 1 log, 2 public, 3 command outcomes (hash), 4 audit (all with the game's hash tag), then
+--       the streams that effects and acks name (standalone Redis only: they are in other slots).
 -- ARGV: 1 expected version, 2 number of commands, then per command:
 --       command id, outcome record, remember (1: record the outcome under the id, 0: audit only),
---       n events, n private events, n public events ('' = withheld), public rejection ('' = none)
+--       n events, n private events, n public events ('' = withheld), public rejection ('' = none),
+--       m effects, m pairs (KEYS index, data) XADDed once the command is applied,
+--       ack: KEYS index of the intake stream (0 = none), group, entry id.
 -- Returns one reply per command applied or stopping: {'ok', new version} | {'dup', prior outcome}
 -- | {'conflict', actual version}
 local v = 0
@@ -15,8 +18,21 @@ if #last > 0 then v = tonumber(string.match(last[1][1], '^(%d+)-')) end
 local expected = tonumber(ARGV[1])
 local out = {}
 local a = 3
+local function take()
+  a = a + 1
+  return ARGV[a - 1]
+end
+
 for _ = 1, tonumber(ARGV[2]) do
-  local command_id, outcome, remember, n = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
+  local command_id, outcome, remember, n = take(), take(), take(), tonumber(take())
+  local events_at = a
+  a = a + 2 * n
+  local rejection = take()
+  local m = tonumber(take())
+  local effects_at = a
+  a = a + 2 * m
+  local ack_key, ack_group, ack_id = tonumber(take()), take(), take()
+
   local prior = redis.call('HGET', KEYS[3], command_id)
   if prior then
     out[#out + 1] = {'dup', prior}
@@ -29,11 +45,10 @@ for _ = 1, tonumber(ARGV[2]) do
   for i = 1, n do
     -- Entry ids are the versions, so readers range by version and a re-publish is refused.
     local id = tostring(v + i) .. '-0'
-    redis.call('XADD', KEYS[1], id, 'data', ARGV[a + 3 + i])
-    local pub = ARGV[a + 3 + n + i]
+    redis.call('XADD', KEYS[1], id, 'data', ARGV[events_at + i - 1])
+    local pub = ARGV[events_at + n + i - 1]
     if pub ~= '' then redis.call('XADD', KEYS[2], id, 'data', pub) end
   end
-  local rejection = ARGV[a + 4 + 2 * n]
   if rejection ~= '' then
     -- Rejections do not move the version: they take sequence numbers after the event at v.
     local seq = 1
@@ -46,9 +61,13 @@ for _ = 1, tonumber(ARGV[2]) do
   end
   if remember == '1' then redis.call('HSET', KEYS[3], command_id, outcome) end
   redis.call('XADD', KEYS[4], '*', 'data', outcome)
+  for j = 0, m - 1 do
+    -- pcall: a client's reply stream of the wrong type must not abort a script that has written.
+    redis.pcall('XADD', KEYS[tonumber(ARGV[effects_at + 2 * j])], '*', 'data', ARGV[effects_at + 2 * j + 1])
+  end
+  if ack_key > 0 then redis.pcall('XACK', KEYS[ack_key], ack_group, ack_id) end
   v = v + n
   expected = v
   out[#out + 1] = {'ok', tostring(v)}
-  a = a + 5 + 2 * n
 end
 return out

@@ -23,6 +23,11 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     # Record the outcome under the command id (duplicates then return it). False for refusals
     # anyone could provoke, which must not pre-empt the real sender's command of the same id.
     remember: bool = True
+    # Standalone Redis only (other hash slots): (stream, data) XADDed and the intake entry
+    # (stream, group, entry id) acked by the same script once the command is applied, which saves
+    # the round trip that would otherwise publish and ack after the append.
+    effects: list[tuple[str, bytes]] = []
+    ack: tuple[str, str, bytes] | None = None
 
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):

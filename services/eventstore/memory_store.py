@@ -11,6 +11,9 @@ class MemoryEventStore:
         self.public: dict[str, list[bytes]] = {}
         self.outcomes: dict[str, dict[str, bytes]] = {}
         self.audits: dict[str, list[bytes]] = {}
+        # What requests' effects and acks would have written (standalone Redis does it in-script).
+        self.streams: dict[str, list[bytes]] = {}
+        self.acked: list[bytes] = []
 
     async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
         out: list[AppendResult] = []
@@ -40,6 +43,10 @@ class MemoryEventStore:
         if r.remember:
             seen[r.command_id] = r.outcome
         self.audits.setdefault(r.game_id, []).append(r.outcome)
+        for stream, data in r.effects:
+            self.streams.setdefault(stream, []).append(data)
+        if r.ack is not None:
+            self.acked.append(r.ack[2])
         return AppendResult(status=OK, version=len(log))
 
     async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:

@@ -19,6 +19,13 @@ def _version(entry_id: bytes) -> int:
     return int(entry_id.split(b"-", 1)[0])
 
 
+def _key_index(keys: list[str], stream: str) -> int:
+    """The 1-based KEYS index of `stream` in a script call, adding it if new."""
+    if stream not in keys:
+        keys.append(stream)
+    return keys.index(stream) + 1
+
+
 class RedisEventStore:
     def __init__(self, client: aredis.Redis, keys: Keys) -> None:
         self.client = client
@@ -38,12 +45,16 @@ class RedisEventStore:
                 groups.append([r])
         calls = []
         for group in groups:
+            keys: list[str] = self.keys.game_keys(group[0].game_id)
             args: list[bytes | str | int] = [group[0].expected_version, len(group)]
             for r in group:
                 args += [r.command_id, r.outcome, int(r.remember), len(r.events), *r.events]
                 args += [p if p is not None else b"" for p in r.public]
-                args.append(r.public_rejection or b"")
-            calls.append((*self.keys.game_keys(group[0].game_id), *args))
+                args += [r.public_rejection or b"", len(r.effects)]
+                for stream, data in r.effects:
+                    args += [_key_index(keys, stream), data]
+                args += [_key_index(keys, r.ack[0]), r.ack[1], r.ack[2]] if r.ack else [0, b"", b""]
+            calls.append((len(keys), *keys, *args))
         replies = await self._run(calls)
         out: list[AppendResult] = []
         for group, reply in zip(groups, replies, strict=True):
@@ -57,10 +68,10 @@ class RedisEventStore:
             out += [AppendResult(status=SKIPPED)] * (len(group) - len(reply))
         return out
 
-    async def _run(self, calls: list[tuple[bytes | str | int, ...]]) -> list[Any]:
+    async def _run(self, calls: list[tuple[Any, ...]]) -> list[Any]:
         pipe = self.client.pipeline(transaction=False)
         for call in calls:
-            pipe.evalsha(self._sha, 4, *call)
+            pipe.evalsha(self._sha, *call)
         replies: list[Any] = await pipe.execute(raise_on_error=False)
         missing = [i for i, r in enumerate(replies) if isinstance(r, NoScriptError)]
         if missing:
@@ -68,7 +79,7 @@ class RedisEventStore:
             await self.client.script_load(_APPEND)
             pipe = self.client.pipeline(transaction=False)
             for i in missing:
-                pipe.evalsha(self._sha, 4, *calls[i])
+                pipe.evalsha(self._sha, *calls[i])
             for i, r in zip(missing, await pipe.execute(raise_on_error=False), strict=True):
                 replies[i] = r
         for r in replies:

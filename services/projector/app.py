@@ -16,12 +16,11 @@ import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
-from faststream.redis.annotations import RedisBatchStreamMessage
 
 from contracts import codec
 from contracts.bus import notice_game_id
 from games import match as m
-from services.broker import ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
+from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
@@ -165,8 +164,7 @@ class ProjectorService:
             decoder=raw_decoder,
             ack_policy=AckPolicy.MANUAL,
         )
-        async def project(msg: RedisBatchStreamMessage) -> None:
-            raw = msg.raw_message
+        async def project(raw: RawEntries) -> None:
             await self.projector.apply(shard, list(zip(raw["message_ids"], raw["data"], strict=True)))
             await self.client.xack(self.keys.bus(shard), GROUP, *raw["message_ids"])
 

@@ -1,10 +1,12 @@
-"""The referee worker: FastStream batch subscribers on the command intake shards it owns.
+"""The referee worker: reads the command intake shards it owns, judges, appends, publishes.
 
-FastStream reads (XREADGROUP, one batch per shard), the engine judges and acks (AckPolicy.MANUAL:
-the batch's XACK rides in the engine's last pipeline). A second subscriber per shard reclaims
+Intake (services/referee/intake.py) is one XREADGROUP over all owned shards; with
+DICESTREAM_INTAKE=faststream it is a FastStream batch subscriber per shard instead. Either way the
+engine judges a batch and acks it in its last pipeline. A FastStream subscriber per shard reclaims
 commands left pending by a crashed referee (XAUTOCLAIM after `reclaim_idle_ms`); a command
-delivered `max_deliveries` times goes to the dead-letter stream instead of looping. A watchdog
-recreates a consumer group lost on the server (FastStream stops the subscriber on NOGROUP).
+delivered `max_deliveries` times goes to the dead-letter stream instead of looping. A lost consumer
+group (NOGROUP) is recreated: by the intake loop itself, and for FastStream subscribers (which stop
+on NOGROUP) by a watchdog.
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
-from faststream.redis.annotations import RedisBatchStreamMessage, RedisStreamMessage
 
-from services.broker import ensure_group, make_broker, raw_decoder, raw_parser
+from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_polling_ms
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.redis_conn import connect
 from services.referee.engine import Referee
+from services.referee.intake import Intake
 from services.referee.sink import RedisSink
 
 log = structlog.get_logger("referee")
@@ -42,6 +44,12 @@ async def load_secret(client: aredis.Redis, keys: Keys, configured: str | None) 
     return bytes(value)
 
 
+async def standalone(client: aredis.Redis) -> bool:
+    """A script may write keys of other hash slots only outside Redis Cluster."""
+    info = await client.info("cluster")
+    return not int(info.get("cluster_enabled", 0))
+
+
 class RefereeService:
     def __init__(self, settings: Settings, url: str) -> None:
         self.settings = settings
@@ -51,6 +59,7 @@ class RefereeService:
         self.engine: Referee | None = None
         self.subscribers: list[Any] = []
         self._watchdog: asyncio.Task[None] | None = None
+        self._intake: asyncio.Task[None] | None = None
         for shard in settings.shard_list:
             self._subscribe(shard)
 
@@ -58,31 +67,35 @@ class RefereeService:
         s = self.settings
         stream = self.keys.intake(shard)
 
-        judging = self.broker.subscriber(
+        if s.intake == "faststream":
+            judging = self.broker.subscriber(
+                stream=StreamSub(
+                    stream, group=GROUP, consumer=s.consumer, batch=True, max_records=s.batch, polling_interval=100
+                ),
+                parser=raw_parser,
+                decoder=raw_decoder,
+                ack_policy=AckPolicy.MANUAL,
+            )
+            self.subscribers.append(judging)
+
+            @judging
+            async def judge(raw: RawEntries) -> None:
+                assert self.engine is not None
+                await self.engine.handle(stream, list(zip(raw["message_ids"], raw["data"], strict=True)))
+
+        reclaiming = self.broker.subscriber(
             stream=StreamSub(
-                stream, group=GROUP, consumer=s.consumer, batch=True, max_records=s.batch, polling_interval=100
+                stream, group=GROUP, consumer=s.consumer, min_idle_time=s.reclaim_idle_ms,
+                polling_interval=reclaim_polling_ms(s.reclaim_idle_ms),
             ),
             parser=raw_parser,
             decoder=raw_decoder,
             ack_policy=AckPolicy.MANUAL,
         )
-        reclaiming = self.broker.subscriber(
-            stream=StreamSub(stream, group=GROUP, consumer=s.consumer, min_idle_time=s.reclaim_idle_ms),
-            parser=raw_parser,
-            decoder=raw_decoder,
-            ack_policy=AckPolicy.MANUAL,
-        )
-        self.subscribers += [judging, reclaiming]
-
-        @judging
-        async def judge(msg: RedisBatchStreamMessage) -> None:
-            raw = msg.raw_message
-            assert self.engine is not None
-            await self.engine.handle(stream, list(zip(raw["message_ids"], raw["data"], strict=True)))
+        self.subscribers.append(reclaiming)
 
         @reclaiming
-        async def reclaim(msg: RedisStreamMessage) -> None:
-            raw = msg.raw_message
+        async def reclaim(raw: RawEntries) -> None:
             entry_id: bytes = raw["message_ids"][0]
             fields: dict[bytes, bytes] = raw["data"]
             assert self.engine is not None
@@ -104,16 +117,26 @@ class RefereeService:
             secret=secret,
             group=GROUP,
             cache_games=self.settings.cache_games,
+            inline_effects=await standalone(self.client),
         )
         for shard in self.settings.shard_list:
             await ensure_group(self.client, self.keys.intake(shard), GROUP)
         await self.broker.start()
+        if self.settings.intake == "direct":
+            intake = Intake(
+                self.client, [self.keys.intake(i) for i in self.settings.shard_list], GROUP,
+                self.settings.consumer, self.settings.batch, self.engine.handle_many,
+            )
+            self._intake = asyncio.create_task(intake.run())
         # Everything allocated so far lives for the process: keep it out of the GC's generations
         # so full collections stay short (p99 latency).
         gc.collect()
         gc.freeze()
         self._watchdog = asyncio.create_task(self._keep_groups())
-        log.info("referee_started", shards=list(self.settings.shard_list), consumer=self.settings.consumer)
+        log.info(
+            "referee_started", shards=list(self.settings.shard_list), consumer=self.settings.consumer,
+            intake=self.settings.intake, inline_effects=self.engine.inline_effects,
+        )
 
     async def _keep_groups(self) -> None:
         """FastStream stops a subscriber whose group vanished (NOGROUP); start it again, which
@@ -135,5 +158,8 @@ class RefereeService:
     async def stop(self) -> None:
         if self._watchdog:
             self._watchdog.cancel()
+        if self._intake:
+            # Cancelling mid-batch is safe: what was not acked stays pending and is reclaimed.
+            self._intake.cancel()
         await self.broker.stop()
         await self.client.aclose()

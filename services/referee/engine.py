@@ -2,9 +2,14 @@
 
 A batch costs three round trips whatever its size: one pipelined read of the logs of games not in
 the cache, one pipeline of guarded appends (one Lua call per game), one pipeline of publishes,
-replies, dead letters and the batch's XACK. Commands of one game are judged in arrival order; a
-version conflict (another referee wrote first) or a duplicate evicts the game from the cache, and
-its remaining commands are judged again on the reloaded log.
+replies, dead letters and the batch's XACK. On a standalone Redis (`inline_effects`) an applied
+command's bus notice, reply and XACK ride in its append script instead, so the last pipeline
+only carries what was not applied (dead letters, duplicates, games that do not exist), usually
+nothing: two round trips, and the reply is visible the moment the events are.
+
+Commands of one game are judged in arrival order; a version conflict (another referee wrote
+first) or a duplicate evicts the game from the cache, and its remaining commands are judged again
+on the reloaded log.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 import structlog
@@ -37,6 +43,7 @@ MAX_ATTEMPTS = 8
 
 
 class Item(msgspec.Struct, kw_only=True):
+    stream: str
     entry_id: bytes
     env: CommandEnvelope
     digest: str = ""  # SHA-256 of the message as received
@@ -102,6 +109,7 @@ class Referee:
         secret: bytes,
         group: str = "referee",
         cache_games: int = 20000,
+        inline_effects: bool = False,
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], str] = tokens.new_seed,
     ) -> None:
@@ -115,6 +123,7 @@ class Referee:
         self.group = group
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
+        self.inline_effects = inline_effects
         self.clock = clock
         self.new_seed = new_seed
         self.stats = {"accepted": 0, "rejected": 0, "dead": 0, "conflicts": 0, "duplicates": 0}
@@ -123,18 +132,28 @@ class Referee:
 
     async def handle(self, stream: str, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         """Judge a batch read from intake `stream`; everything handled is acked in the last pipeline."""
+        await self.handle_many([(stream, entries)])
+
+    async def handle_many(self, batches: list[tuple[str, list[tuple[bytes, dict[bytes, bytes]]]]]) -> None:
+        """Judge what one read returned from several intake streams as one batch: still three round
+        trips in all. A game's commands all come from one stream (its shard), so merging streams
+        never reorders a game."""
         now_ms = int(self.clock() * 1000)
         sink = self.new_sink()
         by_game: dict[str, list[Item]] = {}
-        acks: list[bytes] = []
-        for entry_id, fields in entries:
-            item = self._parse(stream, entry_id, fields, sink)
-            if item is None:
-                acks.append(entry_id)
-            else:
-                by_game.setdefault(item.env.game_id, []).append(item)
-        acks += await self._judge(by_game, now_ms, sink)
-        sink.ack(stream, self.group, acks)
+        acks: dict[str, list[bytes]] = {}
+        for stream, entries in batches:
+            done = acks.setdefault(stream, [])
+            for entry_id, fields in entries:
+                item = self._parse(stream, entry_id, fields, sink)
+                if item is None:
+                    done.append(entry_id)
+                else:
+                    by_game.setdefault(item.env.game_id, []).append(item)
+        for item in await self._judge(by_game, now_ms, sink):
+            acks[item.stream].append(item.entry_id)
+        for stream, ids in acks.items():
+            sink.ack(stream, self.group, ids)
         await sink.flush()
 
     async def dead_letter(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str) -> None:
@@ -165,12 +184,14 @@ class Referee:
         cls = command_type(env.type)
         if cls is None:
             self._dead(stream, entry_id, fields, f"unknown command type {env.type!r}", sink)
-            return Item(entry_id=entry_id, env=env, digest=digest, early=m.rejected("GAME-UNKNOWN-TYPE", env.type))
+            early = m.rejected("GAME-UNKNOWN-TYPE", env.type)
+            return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, early=early)
         try:
             payload = msgspec.json.decode(env.payload, type=cls)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            return Item(entry_id=entry_id, env=env, digest=digest, early=m.rejected("GAME-MALFORMED", str(exc)))
-        return Item(entry_id=entry_id, env=env, digest=digest, payload=payload)
+            early = m.rejected("GAME-MALFORMED", str(exc))
+            return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, early=early)
+        return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, payload=payload)
 
     def _dead(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str, sink: Sink) -> None:
         self.stats["dead"] += 1
@@ -182,8 +203,9 @@ class Referee:
 
     # ---- judging -----------------------------------------------------------------------------
 
-    async def _judge(self, by_game: dict[str, list[Item]], now_ms: int, sink: Sink) -> list[bytes]:
-        acks: list[bytes] = []
+    async def _judge(self, by_game: dict[str, list[Item]], now_ms: int, sink: Sink) -> list[Item]:
+        """Returns the items handled (to ack); the rest stay pending."""
+        acks: list[Item] = []
         pending = by_game
         for _ in range(MAX_ATTEMPTS):
             if not pending:
@@ -212,7 +234,7 @@ class Referee:
                             appends.append(append)
                         else:
                             self._publish(plan, sink)
-                            acks.append(plan.item.entry_id)
+                            acks.append(plan.item)
                     continue
                 for plan, append in decided:
                     plans.append((game_id, plan))
@@ -229,15 +251,18 @@ class Referee:
                 if game_id in retry:
                     retry[game_id].append(plan.item)
                 elif result.status == OK:
-                    self._publish(plan, sink)
-                    acks.append(plan.item.entry_id)
+                    if self.inline_effects:
+                        self._count(plan)  # the append script published, replied and acked
+                    else:
+                        self._publish(plan, sink)
+                        acks.append(plan.item)
                     if self.cache.get(game_id) is not None and self.cache[game_id].status == m.OVER:
                         self._evict(game_id)  # no more moves will come: keep memory for live games
                 elif result.status == DUPLICATE:
                     self.stats["duplicates"] += 1
                     self._evict(game_id)
                     self._reply_prior(plan, result.prior_outcome, sink)
-                    acks.append(plan.item.entry_id)
+                    acks.append(plan.item)
                     retry[game_id] = []
                 else:
                     # A conflict; SKIPPED only follows a duplicate or conflict, already in retry.
@@ -333,7 +358,7 @@ class Referee:
                 outcome=codec.encode(outcome), public_rejection=rejection_env,
                 # An unauthenticated refusal is not remembered under its id: anyone can send one,
                 # and it must not pre-empt the real sender's command of the same id.
-                remember=authed,
+                remember=authed, **self._inline(plan),
             )
         private: list[bytes] = []
         public: list[bytes | None] = []
@@ -353,8 +378,14 @@ class Referee:
         plan = Planned(item=item, outcome=outcome, public=public, token=token)
         return plan, AppendRequest(
             game_id=agg.game_id, expected_version=judged, command_id=env.command_id,
-            outcome=codec.encode(outcome), events=private, public=public,
+            outcome=codec.encode(outcome), events=private, public=public, **self._inline(plan),
         )
+
+    def _inline(self, plan: Planned) -> dict[str, Any]:
+        if not self.inline_effects:
+            return {}
+        item = plan.item
+        return {"effects": self._effects(plan), "ack": (item.stream, self.group, item.entry_id)}
 
     @staticmethod
     def _envelope(
@@ -375,22 +406,35 @@ class Referee:
 
     # ---- effects -------------------------------------------------------------------------------
 
-    def _publish(self, plan: Planned, sink: Sink) -> None:
+    def _effects(self, plan: Planned) -> list[tuple[str, bytes]]:
+        """What an applied command publishes: its bus notice (if accepted) and its reply."""
         o = plan.outcome
+        out: list[tuple[str, bytes]] = []
         if o.status == ACCEPTED:
-            self.stats["accepted"] += 1
             notice = BusNotice(
                 game_id=o.game_id, from_version=o.judged_at_version, to_version=o.to_version,
                 events=[msgspec.Raw(p) for p in plan.public if p is not None],
             )
-            sink.add(self.keys.bus(shard_of(o.game_id, self.shards)), {"data": codec.encode(notice)})
+            out.append((self.keys.bus(shard_of(o.game_id, self.shards)), codec.encode(notice)))
+        if plan.item.env.reply_to:
+            out.append((plan.item.env.reply_to, codec.encode(Reply(outcome=o, token=plan.token))))
+        return out
+
+    def _count(self, plan: Planned) -> None:
+        o = plan.outcome
+        if o.status == ACCEPTED:
+            self.stats["accepted"] += 1
         else:
             self.stats["rejected"] += 1
             log.info(
                 "rejected", game_id=o.game_id, command_id=o.command_id, version=o.judged_at_version,
                 correlation_id=o.correlation_id, type=o.command_type, seat=o.seat, rule=o.rule, detail=o.detail,
             )
-        self._reply(plan.item.env, Reply(outcome=o, token=plan.token), sink)
+
+    def _publish(self, plan: Planned, sink: Sink) -> None:
+        self._count(plan)
+        for stream, data in self._effects(plan):
+            sink.add(stream, {"data": data})
 
     def _reply(self, env: CommandEnvelope, reply: Reply, sink: Sink) -> None:
         if env.reply_to:

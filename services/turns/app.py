@@ -18,7 +18,6 @@ import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
-from faststream.redis.annotations import RedisBatchStreamMessage
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -28,7 +27,7 @@ from contracts.protocol import Action, GameOver, TurnRequest
 from contracts.registry import type_name
 from games import match as m
 from services import tokens
-from services.broker import ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
+from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.projector.app import Projector
@@ -82,9 +81,9 @@ class TurnService:
             decoder=raw_decoder,
             ack_policy=AckPolicy.MANUAL,
         )
-        async def on_bus(msg: RedisBatchStreamMessage) -> None:
-            await self.notify([g for g in map(notice_game_id, msg.raw_message["data"]) if g is not None])
-            await self.client.xack(self.keys.bus(shard), GROUP, *msg.raw_message["message_ids"])
+        async def on_bus(raw: RawEntries) -> None:
+            await self.notify([g for g in map(notice_game_id, raw["data"]) if g is not None])
+            await self.client.xack(self.keys.bus(shard), GROUP, *raw["message_ids"])
 
         async def refresh(game_id: str) -> None:
             await self.notify([game_id])

@@ -270,3 +270,22 @@ def test_folding_the_same_tail_twice_changes_nothing() -> None:
     assert msgspec.to_builtins(agg.rules.view(agg.game, None)) == msgspec.to_builtins(once.rules.view(once.game, None))
     with pytest.raises(ValueError, match="jumps"):
         rebuild(hist.game_id, entries[:5] + entries[6:])
+
+
+async def test_inline_effects_publish_reply_and_ack_inside_the_append() -> None:
+    """On a standalone Redis the append script carries the bus notice, the reply and the XACK: the
+    batch's last pipeline then has nothing to send for an applied command."""
+    store = MemoryEventStore()
+    ref = Referee(store, _recorder(), KEYS, shards=1, secret=b"s", inline_effects=True)
+    create = envelope("g", lc.CreateGame(game_type="sentient", num_players=2), reply_to=REPLIES)
+    first = entry(create)
+    await ref.handle(INTAKE, [first])
+    reply = msgspec.json.decode(store.streams[REPLIES][0], type=Reply)
+    assert reply.outcome.status == "accepted" and reply.outcome.to_version == 1
+    assert len(store.streams[KEYS.bus(0)]) == 1 and store.acked == [first[0]]
+    sink = ref.new_sink()
+    assert isinstance(sink, MemorySink) and sink.streams == {} and sink.acked == []
+    # A duplicate is not applied: its answer and ack go through the sink as before.
+    again = entry(create)
+    await ref.handle(INTAKE, [again])
+    assert sink.acked == [again[0]] and len(sink.streams[REPLIES]) == 1 and store.acked == [first[0]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import msgspec
 import pytest
 import redis.asyncio as aredis
 
@@ -68,3 +69,32 @@ async def test_rejections_record_an_outcome_without_moving_the_version(store: Ev
     assert [v for v, _ in await store.read("g")] == [1, 2]
     assert await store.audit("g") == [b"a", b"no", b"b"]
     assert b'{"rejected":1}' in await store.read_public("g")
+
+
+async def test_effects_and_ack_land_only_with_an_applied_command(
+    store: EventStore, prefix: str, redis_url: str
+) -> None:
+    """Standalone Redis: the append script also publishes and acks, all or nothing per command."""
+    reply, bus, intake = f"{prefix}:reply:x", f"{prefix}:bus:{{0}}", f"{prefix}:cmd:{{0}}"
+    client = aredis.Redis.from_url(redis_url)
+    await client.xgroup_create(intake, "referee", id="0", mkstream=True)
+    entry_id = await client.xadd(intake, {"data": b"cmd"})
+    await client.xreadgroup("referee", "c", {intake: ">"})
+    # A reply stream that is not a stream: its XADD fails, the command must still land whole.
+    await client.set(reply, "not a stream")
+    applied = msgspec.structs.replace(
+        req("a", 0), effects=[(reply, b"r-a"), (bus, b"n-a")], ack=(intake, "referee", entry_id)
+    )
+    stale = msgspec.structs.replace(req("b", 0), effects=[(bus, b"n-b")])
+    assert [r.status for r in await store.append_many([applied])] == [OK]
+    assert [r.status for r in await store.append_many([stale])] == [CONFLICT]
+    if isinstance(store, RedisEventStore):
+        assert [f[b"data"] for _, f in await client.xrange(bus)] == [b"n-a"]
+        assert (await client.xpending(intake, "referee"))["pending"] == 0
+        assert await client.get(reply) == b"not a stream"
+    else:
+        assert isinstance(store, MemoryEventStore)
+        assert store.streams == {reply: [b"r-a"], bus: [b"n-a"]} and store.acked == [entry_id]
+    assert [v for v, _ in await store.read("g")] == [1]
+    await client.delete(reply, bus, intake)
+    await client.aclose()

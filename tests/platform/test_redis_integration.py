@@ -35,7 +35,14 @@ async def wait_for(predicate, timeout: float = 20.0, every: float = 0.05):  # ty
     raise AssertionError("condition not met in time")
 
 
-async def test_full_bot_games_over_the_bus(settings: Settings, redis_url: str, client: aredis.Redis) -> None:
+INTAKES = pytest.mark.parametrize("intake", ["direct", "faststream"])
+
+
+@INTAKES
+async def test_full_bot_games_over_the_bus(
+    settings: Settings, redis_url: str, client: aredis.Redis, intake: str
+) -> None:
+    settings = msgspec.structs.replace(settings, intake=intake)
     keys = Keys(settings.prefix)
     async with running(settings, redis_url) as run:
         cli = Client(client, keys, settings.shards)
@@ -180,13 +187,17 @@ async def test_garbage_on_the_intake_is_dead_lettered_and_the_referee_keeps_goin
     assert (await client.xpending(stream, GROUP))["pending"] == 0
 
 
-async def test_a_lost_consumer_group_is_recreated(settings: Settings, redis_url: str, client: aredis.Redis) -> None:
+@INTAKES
+async def test_a_lost_consumer_group_is_recreated(
+    settings: Settings, redis_url: str, client: aredis.Redis, intake: str
+) -> None:
+    settings = msgspec.structs.replace(settings, intake=intake)
     keys = Keys(settings.prefix)
     cli = Client(client, keys, settings.shards)
     stream = keys.intake(shard_of("nogroup", settings.shards))
     async with running(settings, redis_url, ("referee",)):
         await cli.call("nogroup", lc.CreateGame(game_type="sentient", num_players=2))
         await client.xgroup_destroy(stream, GROUP)
-        await asyncio.sleep(1.5)  # the subscriber hits NOGROUP; the watchdog restarts it
+        await asyncio.sleep(1.5)  # the intake hits NOGROUP and recreates the group
         reply = await cli.call("nogroup", lc.JoinSeat(seat=0, name="back"), timeout_s=15)
         assert reply.outcome.status == "accepted"
