@@ -134,13 +134,16 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
         replies.start()
         # (a) baselines, nothing else running.
         say(f"[bold](a)[/] raw XADD baselines on {url} (prefix {prefix})")
-        a_runs = [await xadd_baseline(r, keys, sizes.awaited_ops, sizes.pipelined_ops) for _ in range(repeats)]
+        a_runs = [await xadd_baseline(r, keys, sizes.awaited_ops, sizes.pipelined_ops, sizes.latency_rate)
+                  for _ in range(repeats)]
         out["a_xadd"] = {
             "runs": a_runs,
             "awaited_xadd_per_s": _med(a_runs, "awaited_xadd_per_s"),
             "awaited_xadd_rtt_p50_us": _med(a_runs, "awaited_xadd_rtt_p50_us"),
             "awaited_xadd_rtt_p99_us": _med(a_runs, "awaited_xadd_rtt_p99_us"),
             "pipelined_xadd_per_s": _med(a_runs, "pipelined_xadd_per_s"),
+            "paced_xadd_rtt_p50_us": _med(a_runs, "paced_xadd_rtt_p50_us"),
+            "paced_xadd_rtt_p99_us": _med(a_runs, "paced_xadd_rtt_p99_us"),
         }
 
         # (d) replay, in this process, nothing else running.
@@ -241,6 +244,9 @@ def _ratios(out: dict[str, Any]) -> dict[str, Any]:
         "two_vs_one_referee": b2 / b1,
         "latency_p50_vs_xadd_rtt": c["p50_ms"] / rtt_ms,
         "latency_p99_vs_xadd_rtt": c["p99_ms"] / rtt_ms,
+        # Context, not targets: the same percentiles of an awaited XADD sent at (c)'s pace.
+        "latency_p50_vs_paced_xadd_rtt": c["p50_ms"] * 1e3 / a["paced_xadd_rtt_p50_us"],
+        "latency_p99_vs_paced_xadd_rtt": c["p99_ms"] * 1e3 / a["paced_xadd_rtt_p99_us"],
         "replay_events_per_s": out["d_replay"]["events_per_s"],
     }
     met = {
@@ -281,6 +287,9 @@ def _report(out: dict[str, Any], console: Console) -> None:
               runs(a, "awaited_xadd_rtt_p50_us"), "", "", "")
     t.add_row("(a) pipelined XADD /s (batches of 100)", _fmt(a["pipelined_xadd_per_s"]),
               runs(a, "pipelined_xadd_per_s"), "", "", "")
+    t.add_row(f"(a) awaited XADD round trip sent at {sz['latency_rate']:.0f}/s, p50 / p99",
+              f"{_fmt(a['paced_xadd_rtt_p50_us'])} / {_fmt(a['paced_xadd_rtt_p99_us'], ' µs')}",
+              runs(a, "paced_xadd_rtt_p50_us"), "", "", "")
     t.add_row(f"(b) 1 referee, commands/s ({sz['games']} games)", _fmt(b1["commands_per_s"]),
               runs(b1, "commands_per_s"), f"{ratios['one_referee_vs_awaited_xadd']:.2f}x XADD",
               f">= {TARGETS['one_referee_vs_awaited_xadd']:.1f}x", ok("one_referee_vs_awaited_xadd"))
@@ -294,10 +303,12 @@ def _report(out: dict[str, Any], console: Console) -> None:
                   f"bench {sec['bench_cpu_us_per_command']:.0f} µs", "others used",
                   f"{sec['others_cpu_share']:.0%} of CPUs")
     t.add_row(f"(c) latency p50 at {c['offered_per_s']:.0f}/s", _fmt(c["p50_ms"], " ms"), runs(c, "p50_ms"),
-              f"{ratios['latency_p50_vs_xadd_rtt']:.1f}x RTT", f"<= {TARGETS['latency_p50_vs_xadd_rtt']:.0f}x",
+              f"{ratios['latency_p50_vs_xadd_rtt']:.1f}x RTT ({ratios['latency_p50_vs_paced_xadd_rtt']:.1f}x paced)",
+              f"<= {TARGETS['latency_p50_vs_xadd_rtt']:.0f}x",
               ok("latency_p50_vs_xadd_rtt"))
     t.add_row(f"(c) latency p99 at {c['offered_per_s']:.0f}/s", _fmt(c["p99_ms"], " ms"), runs(c, "p99_ms"),
-              f"{ratios['latency_p99_vs_xadd_rtt']:.1f}x RTT", f"<= {TARGETS['latency_p99_vs_xadd_rtt']:.0f}x",
+              f"{ratios['latency_p99_vs_xadd_rtt']:.1f}x RTT ({ratios['latency_p99_vs_paced_xadd_rtt']:.1f}x paced)",
+              f"<= {TARGETS['latency_p99_vs_xadd_rtt']:.0f}x",
               ok("latency_p99_vs_xadd_rtt"))
     t.add_row(f"(d) replay events/s ({d['events']} events, {d['games']} logs)", _fmt(d["events_per_s"]),
               runs(d, "events_per_s"), f"fold only: {_fmt(d['fold_only_events_per_s'])}/s",

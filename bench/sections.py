@@ -52,7 +52,10 @@ def sample_command(keys: Keys) -> bytes:
 # ---- (a) raw XADD baselines ----------------------------------------------------------------
 
 
-async def xadd_baseline(r: aredis.Redis, keys: Keys, awaited_ops: int, pipelined_ops: int) -> dict[str, float]:
+async def xadd_baseline(
+    r: aredis.Redis, keys: Keys, awaited_ops: int, pipelined_ops: int, paced_rate: float = 500.0,
+    paced_ops: int = 500,
+) -> dict[str, float]:
     stream = f"{keys.prefix}:baseline:{uuid.uuid4().hex[:6]}"
     data = sample_command(keys)
     try:
@@ -75,6 +78,18 @@ async def xadd_baseline(r: aredis.Redis, keys: Keys, awaited_ops: int, pipelined
                 pipe.xadd(stream, {"data": data})
             await pipe.execute()
         pipelined_s = clock() - start
+        # The same awaited XADD at the pace of (c): between sends the CPUs idle, and waking them
+        # (client, server) is part of every hop of a paced command. Context for (c), not a target.
+        paced = []
+        period = 1.0 / paced_rate
+        start = clock()
+        for k in range(paced_ops):
+            delay = start + k * period - clock()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            t = clock()
+            await r.xadd(stream, {"data": data})
+            paced.append(clock() - t)
     finally:
         await r.delete(stream)
     return {
@@ -82,6 +97,8 @@ async def xadd_baseline(r: aredis.Redis, keys: Keys, awaited_ops: int, pipelined
         "awaited_xadd_rtt_p50_us": statistics.median(rtts) * 1e6,
         "awaited_xadd_rtt_p99_us": percentile(rtts, 99) * 1e6,
         "pipelined_xadd_per_s": batches * batch / pipelined_s,
+        "paced_xadd_rtt_p50_us": statistics.median(paced) * 1e6,
+        "paced_xadd_rtt_p99_us": percentile(paced, 99) * 1e6,
         "command_bytes": len(data),
     }
 
