@@ -21,6 +21,7 @@ from contracts.registry import command_type, event_type, type_name
 from games import match as m
 from games.base import Rejected
 from services.eventstore.base import AppendRequest, EventStore
+from services.referee.engine import rejection_envelope
 
 
 class History(msgspec.Struct, kw_only=True):
@@ -161,9 +162,13 @@ async def import_history(store: EventStore, history: History) -> int:
             shown = m.public_event(agg, event)
             public.append(None if shown is None else codec.encode(
                 msgspec.structs.replace(env, payload=msgspec.Raw(codec.encode(shown)))))
+        rejected = o.status != ACCEPTED
         requests.append(AppendRequest(
             game_id=history.game_id, expected_version=o.judged_at_version, command_id=o.command_id,
             outcome=codec.encode(o), events=[codec.encode(e) for e in events], public=public,
+            # As the referee stored it: the public refusal, remembered only if authenticated.
+            public_rejection=codec.encode(rejection_envelope(o)) if rejected else None,
+            remember=o.authenticated or not rejected,
         ))
     results = await store.append_many(requests)
     bad = [r for r in results if r.status != "ok"]

@@ -98,6 +98,27 @@ def _without_token(data: bytes) -> bytes:
     return data
 
 
+def rejection_envelope(o: CommandOutcome) -> EventEnvelope:
+    """The public CommandRejected of a refused command, from its outcome alone (so an imported
+    history rebuilds the same public stream)."""
+    rejection = lc.CommandRejected(
+        command_id=o.command_id, command_type=o.command_type, seat=o.seat, rule=o.rule or "",
+        text=o.text or "", detail=o.detail or "", authenticated=o.authenticated,
+        expected_version=o.expected_version, correlation_id=o.correlation_id, payload=o.payload,
+    )
+    return EventEnvelope(
+        type=type_name(rejection),
+        game_id=o.game_id,
+        version=o.judged_at_version,
+        event_id=f"{o.game_id}:{o.judged_at_version}:rejected:{o.command_id}",
+        command_id=o.command_id,
+        correlation_id=o.correlation_id or o.command_id,
+        causation_id=o.command_id,
+        recorded_at_ms=o.received_at_ms,
+        payload=msgspec.Raw(codec.encode(rejection)),
+    )
+
+
 class Referee:
     def __init__(
         self,
@@ -343,15 +364,7 @@ class Referee:
                 status=REJECTED, to_version=judged, rule=verdict.rule, text=verdict.text,
                 detail=verdict.detail, **base,  # type: ignore[arg-type]
             )
-            rejection = lc.CommandRejected(
-                command_id=env.command_id, command_type=env.type, seat=env.seat, rule=verdict.rule,
-                text=verdict.text, detail=verdict.detail, authenticated=authed,
-                expected_version=env.expected_version, correlation_id=env.correlation_id, payload=env.payload,
-            )
-            rejection_env = codec.encode(msgspec.structs.replace(
-                self._envelope(agg.game_id, judged, rejection, env, now_ms),
-                event_id=f"{agg.game_id}:{judged}:rejected:{env.command_id}",
-            ))
+            rejection_env = codec.encode(rejection_envelope(outcome))
             plan = Planned(item=item, outcome=outcome, public=[], token=None)
             return plan, AppendRequest(
                 game_id=agg.game_id, expected_version=judged, command_id=env.command_id,

@@ -15,6 +15,7 @@ from contracts.sentient import Pass
 from games import match as m
 from games.bots import RandomBot
 from games.catalog import rules_for
+from services import history as h
 from services.eventstore.keys import Keys
 from services.eventstore.memory_store import MemoryEventStore
 from services.referee.engine import Referee, rebuild
@@ -289,3 +290,22 @@ async def test_inline_effects_publish_reply_and_ack_inside_the_append() -> None:
     again = entry(create)
     await ref.handle(INTAKE, [again])
     assert sink.acked == [again[0]] and len(sink.streams[REPLIES]) == 1 and store.acked == [first[0]]
+
+
+async def test_an_imported_history_rebuilds_the_same_public_stream_refusals_included(referee: Referee) -> None:
+    tokens = await seated_game(referee, 2)
+    await send(referee, "g", lc.StartGame(), seat=0, token=tokens[0])
+    waiting = m.to_act(referee.cache["g"])[0]
+    idle = 1 - waiting
+    # An authenticated refusal (out of turn, remembered) and an unauthenticated one (not).
+    assert (await send(referee, "g", Pass(), seat=idle, token=tokens[idle])).outcome.rule == "SEN-TURN"
+    assert (await send(referee, "g", Pass(), seat=waiting, token="forged")).outcome.rule == "GAME-AUTH"
+    store = referee.store
+    assert isinstance(store, MemoryEventStore)
+    original = await h.load(store, "g")
+    target = MemoryEventStore()
+    await h.import_history(target, h.rebase(original, "copy"))
+    copied = [p.replace(b'"copy', b'"g') for p in await target.read_public("copy")]
+    assert copied == await store.read_public("g")
+    assert sum(b"CommandRejected" in p for p in copied) == 2
+    assert set(target.outcomes["copy"]) == set(store.outcomes["g"])  # the unauthenticated one is not
