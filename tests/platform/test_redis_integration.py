@@ -201,3 +201,24 @@ async def test_a_lost_consumer_group_is_recreated(
         await asyncio.sleep(1.5)  # the intake hits NOGROUP and recreates the group
         reply = await cli.call("nogroup", lc.JoinSeat(seat=0, name="back"), timeout_s=15)
         assert reply.outcome.status == "accepted"
+
+
+async def test_a_bot_runner_hosts_only_the_kinds_it_is_configured_for(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    settings = msgspec.structs.replace(settings, bots=("random",))
+    keys = Keys(settings.prefix)
+    async with running(settings, redis_url, ("referee", "botrunner")) as run:
+        cli = Client(client, keys, settings.shards)
+        await cli.call("hosts", lc.CreateGame(game_type="sentient", num_players=2))
+        runner = run.bots.runner
+        for seat, kind in ((0, "greedy"), (1, "random")):
+            request = HostBot(game_id="hosts", seat=seat, kind=kind)
+            await client.xadd(runner.lobby, {"data": msgspec.json.encode(request)})
+
+        async def random_seated() -> bool:
+            return keys.seat("hosts", 1) in runner.seats
+
+        await wait_for(random_seated)
+        assert keys.seat("hosts", 0) not in runner.seats  # greedy is not hosted here
+        assert (await client.xpending(runner.lobby, "botrunner"))["pending"] == 0
