@@ -6,10 +6,10 @@ from types import ModuleType
 
 import msgspec
 
-from contracts import lifecycle, sentient
+from contracts import artifacts, lifecycle, mechanica, prosperity, sentient
 
 # One entry per contract module; the module's last name is the namespace of its type names.
-MODULES: tuple[ModuleType, ...] = (lifecycle, sentient)
+MODULES: tuple[ModuleType, ...] = (lifecycle, sentient, prosperity, mechanica, artifacts)
 
 _COMMANDS: dict[str, type[msgspec.Struct]] = {}
 _EVENTS: dict[str, type[msgspec.Struct]] = {}

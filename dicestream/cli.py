@@ -83,27 +83,45 @@ async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) ->
 
 @app.command()
 def demo(
-    games: Annotated[int, typer.Option(help="games to play")] = 3,
-    players: Annotated[str, typer.Option(help="player counts, cycled over the games")] = "2,3,4",
+    games: Annotated[int, typer.Option(help="games to play of each title")] = 1,
+    players: Annotated[str, typer.Option(help="player counts, cycled over all the games")] = "2,3,4",
     bots: Annotated[str, typer.Option(help="bot kinds, cycled over the seats")] = "greedy,random",
+    titles: Annotated[str, typer.Option(help="game types, comma-separated (default: every game)")] = "",
 ) -> None:
-    """Start everything, play full Sentient games between reference bots over the bus, show scores."""
+    """Start everything, play full games of every title between reference bots over the bus, show scores."""
+    from games.catalog import GAMES
+
     settings, url, _server = _setup(quiet=True)
+    names = [t for t in titles.split(",") if t] or list(GAMES)
+    unknown = [t for t in names if t not in GAMES]
+    if unknown:
+        raise typer.BadParameter(f"unknown game {', '.join(unknown)}; known: {', '.join(GAMES)}")
     counts = [int(p) for p in players.split(",")]
-    kinds = bots.split(",")
-    _run(_demo(settings, url, games, counts, kinds))
+    _run(_demo(settings, url, names, games, counts, bots.split(",")))
 
 
-async def _demo(settings: Settings, url: str, games: int, counts: list[int], kinds: list[str]) -> None:
-    records = await _play(settings, url, "sentient", kinds, games, counts, "playing Sentient over the bus")
+async def _demo(
+    settings: Settings, url: str, titles: list[str], games: int, counts: list[int], kinds: list[str]
+) -> None:
+    from dicestream.runtime import running
+    from games.catalog import GAMES
+
     table = Table(title="Final scores")
     for col in ("game", "seats", "scores", "winners", "events"):
         table.add_column(col)
-    for r in records[1]:
-        table.add_row(r.game_id, ", ".join(r.seats), " / ".join(map(str, r.scores)),
-                      ", ".join(f"seat {w} ({r.seats[w]})" for w in r.winners), str(r.version))
+    first = ""
+    async with running(settings, url) as run:
+        for k, title in enumerate(titles):
+            rules = GAMES[title]
+            # Cycle the counts over all games, skipping what a title does not take.
+            mine = [n for n in counts if rules.min_players <= n <= rules.max_players] or [rules.min_players]
+            mine = mine[k % len(mine):] + mine[: k % len(mine)]
+            _, records = await _tournament(run, settings, title, kinds, games, mine, f"playing {title}")
+            for r in records:
+                table.add_row(r.game_id, ", ".join(r.seats), " / ".join(map(str, r.scores)),
+                              ", ".join(f"seat {w} ({r.seats[w]})" for w in r.winners), str(r.version))
+            first = first or records[0].game_id
     console.print(table)
-    first = records[1][0].game_id
     console.print(f"Replay a game with [bold]dicestream replay {first}[/], check it with "
                   f"[bold]dicestream verify {first}[/], tail it with [bold]dicestream watch {first}[/].")
 
@@ -112,24 +130,31 @@ async def _play(
     settings: Settings, url: str, game_type: str, bots: list[str], games: int, players: list[int], title: str
 ) -> Any:
     from dicestream.runtime import running
+
+    async with running(settings, url) as run:
+        return await _tournament(run, settings, game_type, bots, games, players, title)
+
+
+async def _tournament(
+    run: Any, settings: Settings, game_type: str, bots: list[str], games: int, players: list[int], title: str
+) -> Any:
     from services.eventstore.redis_store import RedisEventStore
     from services.tournament import tournament
 
-    async with running(settings, url) as run:
-        client = Client(run.client(), Keys(settings.prefix), settings.shards)
-        started = time.monotonic()
-        with Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-        ) as progress:
-            task = progress.add_task(title, total=games)
-            result = await tournament(
-                client, run.bots.runner, RedisEventStore(client.redis, Keys(settings.prefix)),
-                game_type=game_type, bots=bots, games=games, players=players,
-                progress=lambda done: progress.update(task, completed=done),
-            )
-        console.print(f"{games} games in {time.monotonic() - started:.1f} s")
-        await client.close()
-        return result
+    client = Client(run.client(), Keys(settings.prefix), settings.shards)
+    started = time.monotonic()
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as progress:
+        task = progress.add_task(title, total=games)
+        result = await tournament(
+            client, run.bots.runner, RedisEventStore(client.redis, Keys(settings.prefix)),
+            game_type=game_type, bots=bots, games=games, players=players,
+            progress=lambda done: progress.update(task, completed=done),
+        )
+    console.print(f"{games} {game_type} games in {time.monotonic() - started:.1f} s")
+    await client.close()
+    return result
 
 
 @app.command()

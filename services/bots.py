@@ -29,13 +29,12 @@ class WireBot:
 
 def _kinds(game_type: str) -> dict[str, Callable[[int], Any]]:
     from games.bots import RandomBot
+    from games.catalog import GREEDY
 
     kinds: dict[str, Callable[[int], Any]] = {"random": RandomBot}
-    if game_type == "sentient":
-        from games.sentient import RULES
-        from games.sentient.bots import GreedyBot
-
-        kinds["greedy"] = lambda seed: GreedyBot(RULES.data)
+    if game_type in GREEDY:
+        greedy = GREEDY[game_type]
+        kinds["greedy"] = lambda seed: greedy()
     return kinds
 
 

@@ -1,31 +1,35 @@
 """The golden playthroughs: seeded games between fixed bots, recorded as export files.
 
 Regenerate (only when a rules or data change is intended, and say so in the commit):
-    python -m tests.golden.games
+    python -m tests.golden.games                       # every file
+    python -m tests.golden.games prosperity-3p.jsonl   # only the games whose rules changed
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from games.bots import RandomBot
-from games.sentient import RULES as SENTIENT
-from games.sentient.bots import GreedyBot
+from games.catalog import GREEDY
 from services.history import History, export_lines
 from services.selfplay import record_game
 
 HERE = Path(__file__).parent
 
 
-def sentient_bots() -> list[Any]:
-    return [GreedyBot(SENTIENT.data), RandomBot(1), RandomBot(2)]
+def greedy_then_random(game_type: str, players: int) -> Callable[[], list[Any]]:
+    return lambda: [GREEDY[game_type](), *(RandomBot(seat) for seat in range(1, players))]
 
 
 GOLDEN: dict[str, tuple[str, Any, str]] = {
     # file name: (game type, bots factory, seed)
-    "sentient-3p.jsonl": ("sentient", sentient_bots, "golden-sentient-1"),
+    "sentient-3p.jsonl": ("sentient", greedy_then_random("sentient", 3), "golden-sentient-1"),
+    "mechanica-2p.jsonl": ("mechanica", greedy_then_random("mechanica", 2), "golden-mechanica-1"),
+    "prosperity-3p.jsonl": ("prosperity", greedy_then_random("prosperity", 3), "golden-prosperity-1"),
+    "artifacts-3p.jsonl": ("artifacts", greedy_then_random("artifacts", 3), "golden-artifacts-1"),
 }
 
 
@@ -39,6 +43,8 @@ def render(history: History) -> bytes:
 
 
 if __name__ == "__main__":
-    for file_name in GOLDEN:
+    import sys
+
+    for file_name in sys.argv[1:] or GOLDEN:
         (HERE / file_name).write_bytes(render(asyncio.run(record(file_name))))
         print("wrote", HERE / file_name)

@@ -1,0 +1,136 @@
+"""A greedy Artifacts, Inc. bot: the best immediate value among the legal commands, read from the view.
+
+Values are in reputation points; dollars and artifacts are worth what they tend to buy. Nothing
+here is a rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from contracts import artifacts as c
+from games.artifacts.components import KINDS, Action, ArtifactsData, Face
+from games.artifacts.scoring import action_yield, museum_winner, placement_gain, visible_reputation
+from games.artifacts.state import Placed
+
+DOLLAR = 0.3  # an E card: about 13 dollars for 5 reputation
+# Below what a museum pays, so artifacts get sold; scrolls also pay for cards.
+ARTIFACT_DOLLARS = {"fossil": 0.9, "scroll": 1.4, "gem": 1.1, "statue": 1.2}
+DIE_DOLLARS = 2.0  # what one more adventurer die tends to earn per turn
+ENGINE_SHARE = 0.5  # a printed action is not used every turn
+DIVE_DIE = 0.25  # a die spent on a dive could have done something else
+MAJORITY_ODDS = 0.6  # a museum lead may still be overtaken
+PIP = 0.01  # among equal uses, keep the higher dice
+
+
+def _placed(cards: list[dict[str, Any]]) -> list[Placed]:
+    return [Placed(card=x["card"], level=x["level"], row=x["row"], col=x["col"]) for x in cards]
+
+
+class GreedyBot:
+    def __init__(self, data: ArtifactsData) -> None:
+        self.data = data
+        self._cost_weight = DOLLAR
+
+    def choose(self, view: dict[str, Any], legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
+        if view["phase"] != "play":
+            return legal[0]
+        me = view["players"][seat]
+        cards = _placed(me["cards"])
+        base = visible_reputation(self.data, cards, me["underwater"])
+        leader = max(p["reputation"] for p in view["players"])
+        # Turns left for this seat, roughly: engines pay only while the game lasts.
+        horizon = 0.0 if view["end_triggered"] else max(0.0, (view["end_reputation"] - leader) / 2.0)
+        # Dollars matter while scarce and while there is time to spend them; hoards are worthless.
+        scarcity = min(1.0, 12.0 / max(1, me["dollars"]))
+        self._cost_weight = DOLLAR * max(0.05, scarcity * min(1.0, horizon / 3.0))
+        best: msgspec.Struct = legal[0]
+        best_value = 0.0
+        # The die only breaks ties, so value each use once whatever the die showing it.
+        memo: dict[bytes, float] = {}
+        for a in legal:
+            die = getattr(a, "die", 0)
+            key = type(a).__name__.encode() + msgspec.json.encode(msgspec.structs.replace(a, die=0)) if die else b""
+            value = memo.get(key) if die else None
+            if value is None:
+                value = self._value(view, me, seat, cards, base, horizon, a)
+                if die:
+                    memo[key] = value
+            value -= PIP * die
+            if value > best_value:
+                best, best_value = a, value
+        return best
+
+    def _value(
+        self, view: dict[str, Any], me: dict[str, Any], seat: int, cards: list[Placed], base: int,
+        horizon: float, a: msgspec.Struct,
+    ) -> float:  # fmt: skip
+        data = self.data
+        if isinstance(a, c.UseAction):
+            level = next((pc.level for pc in cards if pc.card == a.card), 1)
+            where = next((pc for pc in cards if pc.card == a.card), None)
+            act = data.actions_of(a.card, level)[a.action - 1]
+            return self._yield(act, cards, me["underwater"], where) * DOLLAR
+        if isinstance(a, c.Buy):
+            asset = data.assets[a.market]
+            where = Placed(card=a.market, level=1, row=a.row, col=a.col)
+            gain = placement_gain(data, cards, me["underwater"], where)
+            new = [*cards, where]
+            engine = self._engine(asset.lv1, new, me["underwater"], where) * horizon
+            cost = asset.cost + asset.scrolls * ARTIFACT_DOLLARS["scroll"]
+            return gain + engine - cost * self._cost_weight
+        if isinstance(a, c.Upgrade):
+            asset = data.assets[a.target]
+            new = [Placed(card=x.card, level=2 if x.card == a.target else x.level, row=x.row, col=x.col) for x in cards]
+            gain = visible_reputation(data, new, me["underwater"]) - base
+            where = next(x for x in new if x.card == a.target)
+            engine = (self._engine(asset.lv2, new, me["underwater"], where)
+                      - self._engine(asset.lv1, new, me["underwater"], where)) * horizon  # fmt: skip
+            cost = asset.cost + asset.scrolls * ARTIFACT_DOLLARS["scroll"]
+            return gain + engine - cost * self._cost_weight
+        if isinstance(a, c.SellToMuseum):
+            return self._museum(view, seat, a)
+        if isinstance(a, c.SellToCollectors):
+            sold = [a.fossil, a.scroll, a.gem, a.statue]
+            kinds = sum(1 for n in sold if n)
+            dollars = sum(sold) + max(0, kinds - 1)
+            kept = sum(n * ARTIFACT_DOLLARS[k] for n, k in zip(sold, KINDS, strict=True))
+            return (dollars - kept) * DOLLAR
+        if isinstance(a, c.Dive):
+            top = view["underwater_top"]["card"]
+            gain = visible_reputation(data, cards, [*me["underwater"], top]) - base
+            return gain - DIVE_DIE * len(a.dice) - PIP * sum(a.dice)
+        return 0.0
+
+    def _yield(self, act: Action, cards: list[Placed], underwater: list[str], where: Placed | None) -> float:
+        amount = action_yield(self.data, act, cards, underwater, where)
+        if act.effect.startswith("artifact"):
+            return amount * ARTIFACT_DOLLARS[act.kind]
+        return float(amount)
+
+    def _engine(self, face: Face, cards: list[Placed], underwater: list[str], where: Placed) -> float:
+        """Reputation-equivalent a face earns per remaining turn of this seat."""
+        dollars = face.adventurers * DIE_DOLLARS
+        for act in face.actions:
+            if act.effect == "buy":
+                dollars += 1.0
+            else:
+                dollars += ENGINE_SHARE * self._yield(act, cards, underwater, where)
+        return dollars * DOLLAR * 0.5
+
+    def _museum(self, view: dict[str, Any], seat: int, a: c.SellToMuseum) -> float:
+        data = self.data
+        museum = data.museums[a.museum]
+        orders = museum.boxes_2p if view["museum_side"] == "2p" else museum.boxes_3p
+        count = orders[a.box - 1]
+        dollars = count + museum.bonus - count * ARTIFACT_DOLLARS[museum.kind]
+        boxes = next(m["boxes"] for m in view["museums"] if m["museum"] == a.museum)
+        n = len(view["players"])
+        before, _ = museum_winner(boxes, n)
+        after_boxes = list(boxes)
+        after_boxes[a.box - 1] = seat
+        after, _ = museum_winner(after_boxes, n)
+        swing = museum.majority * MAJORITY_ODDS * ((after == seat) - (before == seat))
+        return dollars * DOLLAR + swing

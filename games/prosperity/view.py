@@ -1,0 +1,121 @@
+"""What a seat or spectator sees: everything on the table, never the order of the deck.
+
+The deck's backs (the decade of each tile) are public, and so is the list of tiles each decade
+holds, so the symbols still to be counted (per decade and overall) are shown too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from games.prosperity import scoring as sc
+from games.prosperity.components import SYMBOLS, ProsperityData
+from games.prosperity.state import COUNT, FINAL, SETUP, TRACKS, ProsperityState
+
+
+def counts_left(data: ProsperityData, state: ProsperityState) -> tuple[dict[str, int], dict[str, int]]:
+    """Counts still to come (before final scoring): in the whole deck, and in the top tile's decade."""
+    drawn: Counter[str] = Counter()
+    for tid in state.drawn:
+        count = data.tiles[tid].count
+        if count is not None:
+            drawn[count] += 1
+    total: Counter[str] = Counter()
+    decade_left: Counter[str] = Counter()
+    top_decade = state.backs[0] if state.backs else None
+    for decade, ids in data.decade_tiles:
+        for tid in ids:
+            count = data.tiles[tid].count
+            if count is not None:
+                total[count] += 1
+                if decade == top_decade and tid not in state.drawn:
+                    decade_left[count] += 1
+    return ({s: total[s] - drawn[s] for s in SYMBOLS}, {s: decade_left[s] for s in SYMBOLS})
+
+
+def _player(data: ProsperityData, state: ProsperityState, seat: int) -> dict[str, Any]:
+    p = state.players[seat]
+    out: dict[str, Any] = {
+        "seat": seat,
+        "side": p.side,
+        "money": p.money,
+        "discs": p.discs,
+        "points": p.points,
+        "research": {t: p.research[i] for i, t in enumerate(TRACKS)},
+        "energy": p.energy,
+        "ecology": p.ecology,
+    }
+    if not p.side:
+        return out
+    board = data.boards[p.side]
+    shown = sc.shown(data, board, p.stacks)
+    index = data.space_index[p.side]
+    out.update(
+        capital=shown.capital,
+        research_symbols=shown.research,
+        prosperity_symbols=shown.prosperity,
+        track_prosperity=sc.track_prosperity(board, p.discs),
+        pollution_spaces=board.pollution_spaces,
+        polluted=sc.polluted(board, p.discs),
+        spaces=[
+            {
+                "id": space.id,
+                "colour": space.colour,
+                "tiles": list(p.stacks[i]),
+                "shows": p.stacks[i][-1] if p.stacks[i] else (space.printed.name if space.printed else None),
+                "usable": not space.needs or bool(p.stacks[index[space.needs]]),
+                "needs": space.needs or None,
+            }
+            for i, space in enumerate(board.spaces)
+        ],
+    )
+    return out
+
+
+def build_view(data: ProsperityData, state: ProsperityState, seat: int | None) -> dict[str, Any]:
+    # Prosperity has no private hands: every seat sees the same table; `you` only says who asks.
+    left, decade_left = counts_left(data, state)
+    pending: dict[str, Any] | None = None
+    if not state.over and state.phase in (COUNT, FINAL) and state.queue:
+        head = state.queue[0]
+        options = sc.pending_options(data, state, head)
+        pending = {"seat": head, "symbol": state.symbol, "final": state.phase == FINAL, "options": list(options)}
+    if state.over:
+        to_act: list[int] = []
+    elif state.phase == SETUP:
+        to_act = [i for i, p in enumerate(state.players) if not p.side]
+    elif state.phase in (COUNT, FINAL):
+        to_act = state.queue[:1]
+    else:
+        to_act = [state.active]
+    return {
+        "game": "prosperity",
+        "you": seat,
+        "phase": state.phase,
+        "over": state.over,
+        "turn": state.turn,
+        "turns": len(state.drawn) + len(state.deck),
+        "active": state.active,
+        "first_player": state.first_player,
+        "to_act": to_act,
+        "actions_left": state.actions_left,
+        "counting": state.symbol if state.phase == COUNT else None,
+        "drawn_tile": state.drawn[-1] if state.phase == COUNT and state.drawn else None,
+        "pending": pending,
+        "deck_size": len(state.deck),
+        "deck_backs": list(state.backs),
+        "counts_left": left,
+        "decade_counts_left": decade_left,
+        "drawn": list(state.drawn),
+        "research_board": list(state.research_board),
+        # The same tiles as they lie beside the research board: by side, then level.
+        "research_board_layout": [
+            {"tile": t.id, "side": t.side, "level": t.level, "type": t.type}
+            for t in sorted((data.tiles[tid] for tid in state.research_board), key=lambda t: (t.side, t.level, t.id))
+        ],
+        "players": [_player(data, state, i) for i in range(state.num_players)],
+        "final_scores": list(state.final_scores),
+        "money_left": list(state.final_money),
+        "winners": list(state.winners),
+    }
