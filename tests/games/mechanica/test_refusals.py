@@ -48,6 +48,9 @@ def test_turn() -> None:
 
 def test_command() -> None:
     _assert_rule(table(), 0, Resign(), "MEC-COMMAND")
+    # A command built in code (not decoded from the wire) with a field of the wrong type
+    _assert_rule(table(), 0, c.Sell(row="3", model="basic"), "MEC-COMMAND")  # type: ignore[arg-type]
+    _assert_rule(table(), 0, c.EndTurn(rows=[1, "2"]), "MEC-COMMAND")  # type: ignore[list-item]
 
 
 def test_sell_needs_a_bot_of_that_model_in_that_truck() -> None:
