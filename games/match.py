@@ -253,6 +253,11 @@ def clone(match: Match) -> Match:
 
 def evolve(match: Match, event: msgspec.Struct) -> Match:
     match.version += 1
+    if type(event) not in _LIFECYCLE_EVENTS:
+        # Most events are the game's own: one set lookup instead of the lifecycle checks below
+        # (replay speed).
+        match.game = match.rules.evolve(match.game, event)
+        return match
     if isinstance(event, lc.GameCreated):
         match.status = OPEN
         match.game_type = event.game_type
@@ -281,6 +286,9 @@ def evolve(match: Match, event: msgspec.Struct) -> Match:
     else:
         match.game = match.rules.evolve(match.game, event)
     return match
+
+
+_LIFECYCLE_EVENTS = frozenset(lc.EVENTS)
 
 
 def public_event(match: Match, event: msgspec.Struct) -> msgspec.Struct | None:
