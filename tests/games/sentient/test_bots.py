@@ -5,37 +5,14 @@ from __future__ import annotations
 import pytest
 
 from games.bots import RandomBot
-from games.play import Standing, play_game, tournament
+from games.play import play_game
 from games.sentient import RULES
-from games.sentient.bots import GreedyBot
-
-GAMES = 200
-
-
-def greedy_vs_random(num_players: int, games: int = GAMES) -> dict[str, Standing]:
-    """The figures to report: every game checks each chosen command is accepted (IllegalMove)."""
-    return tournament(
-        RULES,
-        {"greedy": lambda _seed: GreedyBot(RULES.data), "random": lambda seed: RandomBot(seed)},
-        num_players,
-        games,
-        seed_prefix="sentient-bots",
-    )
+from tests.games.reference_bots import assert_greedy_beats_random
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_greedy_beats_random(num_players: int) -> None:
-    table = greedy_vs_random(num_players)
-    greedy, rand = table["greedy"], table["random"]
-    print(
-        f"\nsentient {num_players}p over {GAMES} games: greedy win rate {greedy.rate:.3f} "
-        f"({greedy.wins:.1f}/{greedy.seats} seats), random {rand.rate:.3f} ({rand.wins:.1f}/{rand.seats})"
-    )
-    # A seat's fair share of wins is 1/n; greedy must take far more of them than random does.
-    fair = 1 / num_players
-    assert greedy.rate > 1.5 * fair
-    assert rand.rate < 0.5 * fair
-    assert greedy.rate > 3 * rand.rate
+    assert_greedy_beats_random("sentient", num_players)
 
 
 def test_random_only_games_finish() -> None:
