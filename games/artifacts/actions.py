@@ -34,12 +34,12 @@ def find_slot(
     else:
         placed = next((pc for pc in s.players[seat].cards if pc.card == card), None)
         if placed is None:
-            return reject("ART-SLOT", f"{card!r} is neither one of your asset cards nor a public card")
+            return reject(data, "ART-SLOT", f"{card!r} is neither one of your asset cards nor a public card")
         actions = data.actions_of(card, placed.level)
     if not 1 <= action <= len(actions):
-        return reject("ART-SLOT", f"{card} has {len(actions)} action slot(s), not {action}")
+        return reject(data, "ART-SLOT", f"{card} has {len(actions)} action slot(s), not {action}")
     if slot_key(card, action) in s.used:
-        return reject("ART-SLOT", f"action {action} of {card} already holds a die this turn")
+        return reject(data, "ART-SLOT", f"action {action} of {card} already holds a die this turn")
     return actions[action - 1], placed
 
 
@@ -47,15 +47,15 @@ def _die_and_slot(
     data: ArtifactsData, s: ArtifactsState, seat: int, die: int, card: str, action: int, effects: frozenset[str]
 ) -> tuple[Action, Placed | None] | Rejected:
     if die not in s.dice:
-        return reject("ART-DIE", f"no unplaced die shows {die}; unplaced: {sorted(s.dice)}")
+        return reject(data, "ART-DIE", f"no unplaced die shows {die}; unplaced: {sorted(s.dice)}")
     found = find_slot(data, s, seat, card, action)
     if isinstance(found, Rejected):
         return found
     act, placed = found
     if act.effect not in effects:
-        return reject("ART-ACTION", f"action {action} of {card} is a {act.effect} action")
+        return reject(data, "ART-ACTION", f"action {action} of {card} is a {act.effect} action")
     if die not in data.needs[act.die]:
-        return reject("ART-REQUIREMENT", f"a {die} does not meet {act.die!r}")
+        return reject(data, "ART-REQUIREMENT", f"a {die} does not meet {act.die!r}")
     return act, placed
 
 
@@ -94,6 +94,7 @@ def _pay(data: ArtifactsData, s: ArtifactsState, seat: int, card: str) -> Reject
     p = s.players[seat]
     if asset.cost > p.dollars or asset.scrolls > p.artifacts[_SCROLL]:
         return reject(
+            data,
             "ART-COST",
             f"{card} costs {asset.cost} dollars and {asset.scrolls} scroll(s); "
             f"you hold {p.dollars} and {p.artifacts[_SCROLL]}",
@@ -118,17 +119,18 @@ def buy(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.Buy, rng: Rng)
         return found
     where = market_slot(s, cmd.market)
     if where is None:
-        return reject("ART-MARKET", f"{cmd.market!r} is not a face-up card of rows A-C or on top of D or E")
+        shown = [x for m in s.market for x in m if x]
+        return reject(data, "ART-MARKET", f"{cmd.market!r} is not a face-up market card; face-up: {shown}")
     refusal = _pay(data, s, seat, cmd.market)
     if refusal is not None:
         return refusal
     cards = s.players[seat].cards
     if cmd.row not in (1, 2):
-        return reject("ART-LAYOUT", f"row {cmd.row} does not exist (1 top, 2 bottom)")
+        return reject(data, "ART-LAYOUT", f"row {cmd.row} does not exist (1 top, 2 bottom)")
     if any(pc.row == cmd.row and pc.col == cmd.col for pc in cards):
-        return reject("ART-LAYOUT", f"row {cmd.row} column {cmd.col} already holds a card")
+        return reject(data, "ART-LAYOUT", f"row {cmd.row} column {cmd.col} already holds a card")
     if not neighbours(cards, cmd.row, cmd.col):
-        return reject("ART-LAYOUT", f"row {cmd.row} column {cmd.col} shares no side with a card you own")
+        return reject(data, "ART-LAYOUT", f"row {cmd.row} column {cmd.col} shares no side with a card you own")
     d, slot = where
     asset = data.assets[cmd.market]
     out = _start(s, seat, [cmd.die], cmd.card, cmd.action)
@@ -150,9 +152,9 @@ def upgrade(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.Upgrade, r
         return found
     target = next((pc for pc in s.players[seat].cards if pc.card == cmd.target), None)
     if target is None:
-        return reject("ART-UPGRADE", f"you own no asset card {cmd.target!r}")
+        return reject(data, "ART-UPGRADE", f"you own no asset card {cmd.target!r}")
     if target.level != 1:
-        return reject("ART-UPGRADE", f"{cmd.target} already shows Level 2")
+        return reject(data, "ART-UPGRADE", f"{cmd.target} already shows Level 2")
     refusal = _pay(data, s, seat, cmd.target)
     if refusal is not None:
         return refusal
@@ -170,14 +172,14 @@ def sell_museum(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.SellTo
     museum = data.museums[cmd.museum]
     orders = museum_orders(data, s, cmd.museum)
     if not 1 <= cmd.box <= len(orders):
-        return reject("ART-MUSEUM", f"the {museum.name} has order boxes 1..{len(orders)} on this side")
+        return reject(data, "ART-MUSEUM", f"the {museum.name} has order boxes 1..{len(orders)} on this side")
     boxes = s.boxes[s.museum_ids.index(cmd.museum)]
     if boxes[cmd.box - 1] is not None:
-        return reject("ART-MUSEUM", f"order box {cmd.box} of the {museum.name} is already filled")
+        return reject(data, "ART-MUSEUM", f"order box {cmd.box} of the {museum.name} is already filled")
     count = orders[cmd.box - 1]
     held = s.players[seat].artifacts[KINDS.index(museum.kind)]
     if held < count:
-        return reject("ART-ARTIFACTS", f"order box {cmd.box} takes {count} {museum.kind}(s); you hold {held}")
+        return reject(data, "ART-ARTIFACTS", f"order box {cmd.box} takes {count} {museum.kind}(s); you hold {held}")
     out = _start(s, seat, [cmd.die], cmd.museum, 1)
     out.emit(
         c.MuseumOrderFilled(
@@ -189,29 +191,24 @@ def sell_museum(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.SellTo
     return out.events
 
 
-def collectors_card(data: ArtifactsData) -> tuple[str, Action]:
-    for pid, card in data.public.items():
-        for a in card.actions:
-            if a.effect == "collectors":
-                return pid, a
-    raise LookupError("no Private Collectors card in the data")
-
-
 def sell_collectors(
     data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.SellToCollectors, rng: Rng
 ) -> Events | Rejected:
-    pid, act = collectors_card(data)
-    found = _die_and_slot(data, s, seat, cmd.die, pid, 1, frozenset({"collectors"}))
+    # The loader checks there is exactly one collectors action, on one public card.
+    pid, slot = data.collectors
+    found = _die_and_slot(data, s, seat, cmd.die, pid, slot, frozenset({"collectors"}))
     if isinstance(found, Rejected):
         return found
+    act = found[0]
     sold = [cmd.fossil, cmd.scroll, cmd.gem, cmd.statue]
     if min(sold) < 0 or sum(sold) < 1:
-        return reject("ART-COLLECTORS", f"sold {dict(zip(KINDS, sold, strict=True))}: at least one, none negative")
+        mix = dict(zip(KINDS, sold, strict=True))
+        return reject(data, "ART-COLLECTORS", f"sold {mix}: at least one, none negative")
     held = s.players[seat].artifacts
     short = [k for k, n, h in zip(KINDS, sold, held, strict=True) if n > h]
     if short:
-        return reject("ART-ARTIFACTS", f"you hold {dict(zip(KINDS, held, strict=True))}, not enough {short}")
-    out = _start(s, seat, [cmd.die], pid, 1)
+        return reject(data, "ART-ARTIFACTS", f"you hold {dict(zip(KINDS, held, strict=True))}, not enough {short}")
+    out = _start(s, seat, [cmd.die], pid, slot)
     out.emit(c.CollectorsPaid(seat=seat, sold=sold, dollars=collectors_sale(sold, act.amount, act.per)))
     after_action(data, out, seat, rng)
     return out.events
@@ -219,15 +216,16 @@ def sell_collectors(
 
 def dive(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.Dive, rng: Rng) -> Events | Rejected:
     if not s.underwater:
-        return reject("ART-DIVE-STACK", "every underwater card has been taken")
+        return reject(data, "ART-DIVE-STACK", "every underwater card has been taken")
     if s.dived:
-        return reject("ART-DIVE-ONCE", "you already took an underwater card this turn")
+        return reject(data, "ART-DIVE-ONCE", "you already took an underwater card this turn")
     have, want = Counter(s.dice), Counter(cmd.dice)
     if any(want[v] > have[v] for v in want):
-        return reject("ART-DIE", f"dice {sorted(cmd.dice)} are not among the unplaced {sorted(s.dice)}")
+        return reject(data, "ART-DIE", f"dice {sorted(cmd.dice)} are not among the unplaced {sorted(s.dice)}")
     top = data.underwater[s.underwater[0]]
     if not cmd.dice or sum(cmd.dice) < top.number:
-        return reject("ART-DIVE-SUM", f"dice {sorted(cmd.dice)} sum to {sum(cmd.dice)}; {top.id} needs {top.number}")
+        detail = f"dice {sorted(cmd.dice)} sum to {sum(cmd.dice)}; {top.id} needs {top.number}"
+        return reject(data, "ART-DIVE-SUM", detail)
     out = _start(s, seat, sorted(cmd.dice), "dive", 1)
     out.emit(c.UnderwaterFound(seat=seat, card=top.id, number=top.number, find=top.find))
     after_action(data, out, seat, rng)
@@ -242,7 +240,7 @@ def end_turn_now(data: ArtifactsData, s: ArtifactsState, seat: int, rng: Rng) ->
 
 def arrange(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.ArrangeStart, rng: Rng) -> Events | Rejected:
     if sorted(cmd.cards) != sorted(data.starting_ids):
-        return reject("ART-ARRANGE", f"{cmd.cards} is not an order of {list(data.starting_ids)}")
+        return reject(data, "ART-ARRANGE", f"{cmd.cards} is not an order of {list(data.starting_ids)}")
     out = Out(clone(s))
     out.emit(c.StartArranged(seat=seat, cards=list(cmd.cards)))
     if out.state.current is None:

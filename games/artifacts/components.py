@@ -39,6 +39,9 @@ AbilityEffect = Literal["rep_adjacent", "rep_finds"]
 SIMPLE_EFFECTS: frozenset[str] = frozenset(
     {"artifact", "artifact_adjacent", "dollars", "dollars_adjacent", "dollars_finds"}
 )
+# Effects only a player's own asset card may print: cubes sit on the expedition card that found
+# them, and adjacency counts the neighbours of a card in the player's rows.
+PRIVATE_EFFECTS: frozenset[str] = frozenset({"artifact", "artifact_adjacent", "dollars_adjacent"})
 _NEED = re.compile(r"^(any|odd|even|[1-6]|[1-6]\+|[1-6]-|![1-6])$")
 
 
@@ -156,6 +159,8 @@ class ArtifactsData(msgspec.Struct, frozen=True, kw_only=True):
     decks: dict[str, tuple[str, ...]]
     # Every die requirement used, as the set of faces that meet it.
     needs: dict[str, frozenset[int]]
+    # Private Collectors: the public card and the (1-based) slot of its one collectors action.
+    collectors: tuple[str, int]
 
     def face(self, card: str, level: int) -> Face:
         asset = self.assets[card]
@@ -200,8 +205,16 @@ def _fail(path: Path, where: str, problem: str) -> DataError:
 def _check_action(path: Path, where: str, a: Action, public: bool) -> None:
     if not _NEED.match(a.die):
         raise _fail(path, where + ".die", f"{a.die!r} is not a die requirement (any, odd, even, N, N+, N-, !N)")
-    if a.effect in ("museum", "collectors") and not public:
+    if a.effect == "collectors" and not public:
         raise _fail(path, where + ".effect", f"{a.effect} is an action of a public card only")
+    if a.effect == "museum":
+        raise _fail(path, where + ".effect", "museum actions come from the [[museums]] tables, not from a card")
+    if public and a.effect in PRIVATE_EFFECTS:
+        raise _fail(
+            path, where + ".effect",
+            f"{a.effect} is not possible on a public card: artifact cubes sit on the player's own expedition "
+            "cards, and a public card has no neighbours in a player's rows",
+        )  # fmt: skip
     if a.effect in ("artifact", "artifact_adjacent") and a.kind not in KINDS:
         raise _fail(path, where + ".kind", f"{a.kind!r} is not one of {KINDS}")
     if a.effect.endswith("_adjacent") and a.category not in (*CATEGORIES, "any"):
@@ -229,6 +242,45 @@ def _check_face(path: Path, where: str, f: Face) -> None:
             raise _fail(path, w + ".find", f"{ab.find!r} is not a find or 'any'")
 
 
+def _check_kind(path: Path, i: int, asset: Asset) -> None:
+    """A cube's kind is the card it sits on: every artifact action of a card, on both sides,
+    gives the same kind (so cubes on an upgraded card keep their meaning), and only expedition
+    cards give artifacts (Private Collectors pays per cube discarded from an expedition card)."""
+    card = f"assets[{i}] (id {asset.id!r})"
+    first: tuple[str, str] | None = None
+    for side, face in (("lv1", asset.lv1), ("lv2", asset.lv2)):
+        for j, a in enumerate(face.actions):
+            if a.effect not in ("artifact", "artifact_adjacent"):
+                continue
+            where = f"{card}.{side}.actions[{j}].kind"
+            if first is None:
+                first = (a.kind, where)
+            elif a.kind != first[0]:
+                raise _fail(
+                    path, where,
+                    f"{a.kind!r} differs from {first[0]!r} at {first[1]}: a card gives one kind of artifact, "
+                    "the same on both sides",
+                )  # fmt: skip
+    if first is not None and asset.category != "expedition":
+        raise _fail(
+            path, card + ".category",
+            f"{asset.category!r}: a card giving artifacts ({first[0]}) must be an 'expedition'",
+        )  # fmt: skip
+
+
+def _collectors(path: Path, public: list[PublicCard]) -> tuple[str, int]:
+    """The one Private Collectors action: exactly one public card with exactly one of them."""
+    found = [(p.id, j + 1) for p in public for j, a in enumerate(p.actions) if a.effect == "collectors"]
+    if len(found) != 1:
+        where = ", ".join(f"{pid} action {slot}" for pid, slot in found) or "none"
+        raise _fail(
+            path, "public.actions.effect",
+            "expected exactly one public card with exactly one 'collectors' action (Private Collectors); "
+            f"found {where}",
+        )  # fmt: skip
+    return found[0]
+
+
 def _check_counts(path: Path, f: _File) -> None:
     ids = [m.id for m in f.museums] + [p.id for p in f.public] + [u.id for u in f.underwater]
     ids += [a.id for a in f.assets]
@@ -247,6 +299,8 @@ def _check_counts(path: Path, f: _File) -> None:
         raise _fail(path, "table.starting_money", "needs one amount per seat")
     if sorted(f.table.market_slots) != sorted(MARKET_DECKS):
         raise _fail(path, "table.market_slots", f"expected slots for decks {MARKET_DECKS}")
+    if min(f.table.market_slots.values()) < 1:
+        raise _fail(path, "table.market_slots", "every deck shows at least one face-up card")
     numbers = sorted(u.number for u in f.underwater)
     if numbers != list(range(2, 2 + len(numbers))):
         raise _fail(path, "underwater", "numbers must run from 2 upwards without gaps")
@@ -277,6 +331,8 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ArtifactsData:
             raise _fail(path, f"assets[{i}].cost", "cost and scrolls must not be negative")
         _check_face(path, f"assets[{i}] (id {asset.id!r}).lv1", asset.lv1)
         _check_face(path, f"assets[{i}] (id {asset.id!r}).lv2", asset.lv2)
+        _check_kind(path, i, asset)
+    collectors = _collectors(path, f.public)
     needs = {m.die for m in f.museums} | {a.die for p in f.public for a in p.actions}
     needs |= {x.die for a in f.assets for face in (a.lv1, a.lv2) for x in face.actions}
     return ArtifactsData(
@@ -292,6 +348,7 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ArtifactsData:
         starting_ids=tuple(a.id for a in f.assets if a.deck == STARTING_DECK),
         decks={d: tuple(a.id for a in f.assets if a.deck == d) for d in MARKET_DECKS},
         needs={n: faces_meeting(n) for n in needs},
+        collectors=collectors,
     )
 
 

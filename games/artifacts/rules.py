@@ -85,15 +85,15 @@ class ArtifactsRules:
         self, state: ArtifactsState, seat: int, command: msgspec.Struct, rng: Rng
     ) -> list[msgspec.Struct] | Rejected:
         if state.over:
-            return reject("ART-OVER", "the game has ended")
+            return reject(self.data, "ART-OVER", "the game has ended")
         if type(command) not in c.COMMANDS:
-            return reject("ART-COMMAND", f"{type(command).__name__} is not an Artifacts, Inc. command")
+            return reject(self.data, "ART-COMMAND", f"{type(command).__name__} is not an Artifacts, Inc. command")
         if state.current != seat:
-            return reject("ART-TURN", f"seat {seat} acted but it is seat {state.current}'s turn")
+            return reject(self.data, "ART-TURN", f"seat {seat} acted but it is seat {state.current}'s turn")
         arranging = state.phase == ARRANGE
         if arranging != isinstance(command, c.ArrangeStart):
             when = "before the first turn" if arranging else "once play has started"
-            return reject("ART-PHASE", f"{type(command).__name__} is not possible {when}")
+            return reject(self.data, "ART-PHASE", f"{type(command).__name__} is not possible {when}")
         data = self.data
         if isinstance(command, c.ArrangeStart):
             return actions.arrange(data, state, seat, command, rng)

@@ -1,16 +1,41 @@
-"""What a seat or spectator sees: the whole table, never the order of the A-E decks."""
+"""What a seat or spectator sees: the whole table, never the order of the A-E decks below their
+face-up cards; the Level 2 side of the market cards only for a seat with a die on a buy action."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from games.artifacts.components import KINDS, MARKET_DECKS, ArtifactsData
-from games.artifacts.state import ArtifactsState
+from games.artifacts.state import PLAY, ArtifactsState
+
+
+def may_look_at_level_2(data: ArtifactsData, state: ArtifactsState, seat: int | None) -> bool:
+    """ART-R11: "when buying, the player may look at the other side of the available cards; only
+    after placing an adventurer die on the Buy action". True while `seat` is the active seat and
+    one of its dice sits on a buy action this turn (a Buy or an Upgrade); never for spectators."""
+    if seat is None or state.phase != PLAY or state.current != seat:
+        return False
+    levels = {pc.card: pc.level for pc in state.players[seat].cards}
+    for key in state.used:
+        card, _, slot = key.rpartition("#")
+        if card in levels:
+            actions = data.actions_of(card, levels[card])
+            if int(slot) <= len(actions) and actions[int(slot) - 1].effect == "buy":
+                return True
+    return False
 
 
 def build_view(data: ArtifactsData, state: ArtifactsState, seat: int | None) -> dict[str, Any]:
-    # No private hands: every seat sees the same table; `you` only says who asks.
+    # No private hands: every seat sees the same table (`you` only says who asks), except the
+    # Level 2 side of the market cards, shown to the active seat once a die is on a buy action.
     top = state.underwater[0] if state.underwater else None
+    looking = may_look_at_level_2(data, state, seat)
+    level_2 = {
+        d: [None if x is None else msgspec.to_builtins(data.assets[x].lv2) for x in state.market[i]]
+        for i, d in enumerate(MARKET_DECKS)
+    } if looking else None  # fmt: skip
     return {
         "game": "artifacts",
         "you": seat,
@@ -31,6 +56,8 @@ def build_view(data: ArtifactsData, state: ArtifactsState, seat: int | None) -> 
         ],
         "market": {d: list(state.market[i]) for i, d in enumerate(MARKET_DECKS)},
         "deck_sizes": {d: len(state.decks[i]) for i, d in enumerate(MARKET_DECKS)},
+        # Per market slot, the Level 2 face of its card; None unless this seat may look (ART-R11).
+        "market_level_2": level_2,
         "underwater": list(state.underwater),
         "underwater_top": None if top is None else {"card": top, "number": data.underwater[top].number},
         "players": [

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from games.base import Rules
 from games.bots import RandomBot
 from games.catalog import GAMES, GREEDY
 from games.play import Standing, tournament
@@ -10,9 +13,12 @@ from games.play import Standing, tournament
 GAMES_PER_COUNT = 200
 
 
-def greedy_vs_random(game: str, num_players: int, games: int = GAMES_PER_COUNT) -> dict[str, Standing]:
+def greedy_vs_random(
+    game: str, num_players: int, games: int = GAMES_PER_COUNT, rules: Rules[Any] | None = None
+) -> dict[str, Standing]:
+    """`rules`: the game's rules or a wrapper of them that records more (e.g. game lengths)."""
     return tournament(
-        GAMES[game],
+        rules or GAMES[game],
         {"greedy": lambda _seed: GREEDY[game](), "random": lambda seed: RandomBot(seed)},
         num_players,
         games,
@@ -20,8 +26,10 @@ def greedy_vs_random(game: str, num_players: int, games: int = GAMES_PER_COUNT) 
     )
 
 
-def assert_greedy_beats_random(game: str, num_players: int, games: int = GAMES_PER_COUNT) -> dict[str, Standing]:
-    table = greedy_vs_random(game, num_players, games)
+def assert_greedy_beats_random(
+    game: str, num_players: int, games: int = GAMES_PER_COUNT, rules: Rules[Any] | None = None
+) -> dict[str, Standing]:
+    table = greedy_vs_random(game, num_players, games, rules)
     greedy, rand = table["greedy"], table["random"]
     print(
         f"\n{game} {num_players}p over {games} games: greedy win rate {greedy.rate:.3f} "

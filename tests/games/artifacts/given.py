@@ -30,8 +30,8 @@ def table_events(
 ) -> list[msgspec.Struct]:
     """Set-up events with chosen outcomes, ending with the first player's TurnStarted(dice).
 
-    `market` names the face-up cards of some decks (they sit on top, in slot order); the other
-    decks deal their cards in file order."""
+    `market` names the first face-up cards of some decks (they sit on top, in slot order; the
+    remaining slots and the pile follow in file order); the other decks deal in file order."""
     side = "2p" if num_players == 2 else "3p"
     museums = list(DATA.museum_ids)
     boxes = [len(DATA.museums[m].boxes_2p if side == "2p" else DATA.museums[m].boxes_3p) for m in museums]
@@ -48,7 +48,8 @@ def table_events(
     for deck in MARKET_DECKS:
         shown = list(market.get(deck, []))
         cards = shown + [x for x in DATA.decks[deck] if x not in shown]
-        k = len(shown) or min(DATA.table.market_slots[deck], len(cards))
+        k = min(DATA.table.market_slots[deck], len(cards))
+        assert len(shown) <= k, f"deck {deck} shows {k} cards, not {len(shown)}"
         events.append(c.DeckShuffled(deck=deck, size=len(cards), cards=cards))
         events.append(c.MarketRefilled(deck=deck, slots=list(range(1, k + 1)), cards=cards[:k]))
     order = list(order) if order is not None else list(range(num_players))

@@ -30,8 +30,14 @@ def test_setup_lays_the_table(n: int) -> None:
     assert table_set.museum_side == ("2p" if n == 2 else "3p")
     assert table_set.boxes == [6 if n == 2 else 9] * 4
     assert table_set.underwater == sorted(DATA.underwater_ids, key=lambda u: DATA.underwater[u].number)
-    assert [len(m) for m in state.market] == [3, 3, 3, 1, 1]
-    assert [len(d) for d in state.decks] == [5, 5, 5, 6, 6]
+    # Rows A, B and C: "draw the first 3 cards ... in a row next to the pile (4 visible cards in
+    # each row)": the row and the pile's top card; stacks D and E show their top card.
+    assert [len(m) for m in state.market] == [4, 4, 4, 1, 1]
+    assert all(x is not None for m in state.market for x in m)
+    assert [len(d) for d in state.decks] == [4, 4, 4, 6, 6]
+    view = RULES.view(state, None)
+    assert [len(view["market"][d]) for d in "ABCDE"] == [4, 4, 4, 1, 1]
+    assert view["deck_sizes"] == {"A": 4, "B": 4, "C": 4, "D": 6, "E": 6}
     seated = of(events, c.PlayersSeated)[0]
     assert isinstance(seated, c.PlayersSeated)
     first = seated.order[0]
@@ -43,6 +49,21 @@ def test_setup_lays_the_table(n: int) -> None:
     sums = [sum(r) for r in last.rolls]
     assert sums.count(max(sums)) == 1 and last.seats[sums.index(max(sums))] == first
     assert state.phase == "arrange" and RULES.to_act(state) == [first]
+
+
+def test_all_four_visible_cards_of_a_row_are_for_sale_and_the_pile_below_stays_secret() -> None:
+    state = table(3, dice=[4, 4, 4], market={"A": ["A-03", "A-05", "A-06", "A-07"]})
+    give(state, 0, dollars=10)
+    below = state.decks[0][0]
+    legal = RULES.legal_actions(state, 0)
+    for card in ("A-03", "A-05", "A-06", "A-07"):  # the row and the top of the pile
+        assert c.Buy(die=4, card="S-hq", action=1, market=card, row=2, col=1) in legal, card
+    assert not [a for a in legal if isinstance(a, c.Buy) and a.market == below]
+    public = fold(3, [e for e in (RULES.public_event(x) for x in _setup(3, "secret")) if e is not None])
+    assert all(x == "?" for d in public.decks for x in d)
+    events = act(state, 0, c.Buy(die=4, card="S-hq", action=1, market="A-07", row=2, col=1))
+    assert of(events, c.MarketRefilled) == [c.MarketRefilled(deck="A", slots=[4], cards=[below])]
+    assert state.market[0] == ["A-03", "A-05", "A-06", below]
 
 
 def test_first_player_ties_roll_again_among_the_tied_only() -> None:
@@ -100,14 +121,14 @@ def test_the_turn_ends_by_itself_after_the_last_die_and_unplaced_dice_are_lost()
 
 
 def test_buying_pays_places_and_refills_the_market_slot() -> None:
-    state = table(3, dice=[4, 4, 4], market={"B": ["B-03", "B-01", "B-05"]})
+    state = table(3, dice=[4, 4, 4], market={"B": ["B-03", "B-01", "B-05", "B-02"]})
     give(state, 0, dollars=10)
     deck_b = list(state.decks[1])
     events = act(state, 0, c.Buy(die=4, card="S-hq", action=1, market="B-01", row=1, col=0))
     bought, refill = of(events, c.AssetBought)[0], of(events, c.MarketRefilled)[0]
     assert isinstance(bought, c.AssetBought) and (bought.deck, bought.slot, bought.dollars) == ("B", 2, 5)
     assert isinstance(refill, c.MarketRefilled) and refill.slots == [2] and refill.cards == [deck_b[0]]
-    assert state.market[1] == ["B-03", deck_b[0], "B-05"]
+    assert state.market[1] == ["B-03", deck_b[0], "B-05", "B-02"]
     assert state.players[0].dollars == 12 - 5
     assert state.players[0].reputation == 2
 
@@ -220,6 +241,31 @@ def test_public_events_hide_deck_order_and_the_view_has_no_secrets() -> None:
     assert not any(f'"{x}"' in encoded for x in hidden_cards)
     folded_public = fold(3, [p for p in public if p is not None])
     assert RULES.view(folded_public, 1) == RULES.view(state, 1)
+
+
+def test_level_2_faces_of_the_market_only_with_a_die_on_a_buy_action() -> None:
+    # ART-R11: "puede mirar el lado opuesto de las cartas disponibles antes de comprar. Solo puede
+    # hacer esto después de haber colocado un dado de Aventurero en la acción 'Comprar'".
+    state = table(3, dice=[4, 4, 5], market={"B": ["B-01", "B-02", "B-03", "B-04"]})
+    give(state, 0, dollars=30)
+    assert all(RULES.view(state, seat)["market_level_2"] is None for seat in (0, 1, 2, None))
+    act(state, 0, c.UseAction(die=5, card="guide"))  # a die elsewhere shows nothing
+    assert RULES.view(state, 0)["market_level_2"] is None
+    act(state, 0, c.Buy(die=4, card="S-hq", action=1, market="B-01", row=2, col=1))
+    backs = RULES.view(state, 0)["market_level_2"]
+    assert backs is not None
+    for deck, i in (("A", 0), ("B", 1), ("E", 4)):
+        assert [None if b is None else b["name"] for b in backs[deck]] == [
+            None if x is None else DATA.assets[x].lv2.name for x in state.market[i]
+        ]
+    assert backs["B"][1] == msgspec.to_builtins(DATA.assets["B-02"].lv2)
+    assert RULES.view(state, 1)["market_level_2"] is None and RULES.view(state, None)["market_level_2"] is None
+    act(state, 0, c.EndTurn())  # dice leave the cards
+    assert RULES.view(state, 0)["market_level_2"] is None
+    # An upgrade also puts the die on the buy action.
+    roll(state, 0, [4, 4])
+    act(state, 0, c.Upgrade(die=4, card="S-hq", action=1, target="S-canyon"))
+    assert RULES.view(state, 0)["market_level_2"] is not None
 
 
 def _normal(cmd: msgspec.Struct) -> msgspec.Struct:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contracts import artifacts as c
 from contracts.lifecycle import Resign
-from games.artifacts.rule_ids import REFUSAL_RULES, RULES_TEXT
+from games.artifacts.rule_ids import REFUSAL_RULES, rule_text
 from games.artifacts.state import OVER
 from games.base import Rejected
 from tests.games.artifacts.given import DATA, START, act, fold, give, refused, roll, table, table_events
@@ -12,7 +12,7 @@ from tests.games.artifacts.given import DATA, START, act, fold, give, refused, r
 
 def _is(r: Rejected, rule: str) -> None:
     assert r.rule == rule, r
-    assert r.text == RULES_TEXT[rule]
+    assert r.text == rule_text(rule, DATA) and "{" not in r.text
     assert r.detail
 
 
@@ -86,9 +86,11 @@ def test_requirement() -> None:
 
 
 def test_market_card_must_be_face_up() -> None:
-    state = table(dice=[3, 4, 5], market={"A": ["A-01", "A-02", "A-03"]})
+    # Row A shows A-01..A-03 and the top of its pile, A-04; A-05 lies below it, unseen.
+    state = table(dice=[3, 4, 5], market={"A": ["A-01", "A-02", "A-03", "A-04"]})
     give(state, 0, dollars=20)
-    for card in ("A-04", "S-hq", "B-99"):
+    assert state.decks[0][0] == "A-05"
+    for card in ("A-05", "S-hq", "B-99"):
         _is(refused(state, 0, c.Buy(die=3, card="S-hq", action=1, market=card, row=2, col=1)), "ART-MARKET")
 
 
