@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
+from games import docblocks
 from games.artifacts.components import Ability, Action, ArtifactsData, Face, load
 from games.artifacts.rule_ids import RULES_TEXT, placeholders
 
@@ -107,29 +106,12 @@ def blocks(d: ArtifactsData) -> dict[str, str]:
     return {"values": render_values(d), "faces": render_faces(d)}
 
 
-def _filler(body: str) -> Callable[[re.Match[str]], str]:
-    return lambda m: m.group(1) + body + "\n" + m.group(2)
-
-
 def apply(text: str, generated: dict[str, str]) -> str:
-    """`text` with every generated block replaced by its current content."""
-    for name, body in generated.items():
-        pattern = re.compile(rf"(<!-- generated:{name} -->\n).*?(<!-- /generated:{name} -->)", re.S)
-        if not pattern.search(text):
-            raise ValueError(f"{DOC}: no <!-- generated:{name} --> block")
-        text = pattern.sub(_filler(body), text)
-    return text
+    return docblocks.apply(DOC, text, generated)
 
 
 def main() -> int:
-    text = DOC.read_text(encoding="utf-8")
-    new = apply(text, blocks(load()))
-    if new != text:
-        DOC.write_text(new, encoding="utf-8")
-        print("updated", DOC)
-    else:
-        print("current", DOC)
-    return 0
+    return docblocks.update(DOC, blocks(load()))
 
 
 if __name__ == "__main__":

@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
+from games import docblocks
 from games.mechanica.components import MechanicaData, load
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rules" / "mechanica.md"
@@ -95,32 +94,12 @@ def blocks(d: MechanicaData) -> dict[str, str]:
     }
 
 
-def _filler(body: str) -> Callable[[re.Match[str]], str]:
-    def fill(m: re.Match[str]) -> str:
-        return m.group(1) + body + "\n" + m.group(2)
-
-    return fill
-
-
 def apply(text: str, generated: dict[str, str]) -> str:
-    """`text` with every generated block replaced by its current content."""
-    for name, body in generated.items():
-        pattern = re.compile(rf"(<!-- generated:{name} -->\n).*?(<!-- /generated:{name} -->)", re.S)
-        if not pattern.search(text):
-            raise ValueError(f"{DOC}: no <!-- generated:{name} --> block")
-        text = pattern.sub(_filler(body), text)
-    return text
+    return docblocks.apply(DOC, text, generated)
 
 
 def main() -> int:
-    text = DOC.read_text(encoding="utf-8")
-    new = apply(text, blocks(load()))
-    if new != text:
-        DOC.write_text(new, encoding="utf-8")
-        print("updated", DOC)
-    else:
-        print("current", DOC)
-    return 0
+    return docblocks.update(DOC, blocks(load()))
 
 
 if __name__ == "__main__":
