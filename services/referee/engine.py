@@ -156,8 +156,8 @@ class Referee:
         await self.handle_many([(stream, entries)])
 
     async def handle_many(self, batches: list[tuple[str, list[tuple[bytes, dict[bytes, bytes]]]]]) -> None:
-        """Judge what one read returned from several intake streams as one batch: still three round
-        trips in all. A game's commands all come from one stream (its shard), so merging streams
+        """Judge what one read returned from several intake streams as one batch, for the round
+        trips of one. A game's commands all come from one stream (its shard), so merging streams
         never reorders a game."""
         now_ms = int(self.clock() * 1000)
         sink = self.new_sink()
@@ -225,7 +225,8 @@ class Referee:
     # ---- judging -----------------------------------------------------------------------------
 
     async def _judge(self, by_game: dict[str, list[Item]], now_ms: int, sink: Sink) -> list[Item]:
-        """Returns the items handled (to ack); the rest stay pending."""
+        """Returns the handled items the sink must ack (with inline effects, applied commands are
+        acked by their append script); what is neither stays pending."""
         acks: list[Item] = []
         pending = by_game
         for _ in range(MAX_ATTEMPTS):
