@@ -13,6 +13,8 @@ from games.artifacts.components import KINDS, MARKET_DECKS
 from games.artifacts.state import ArtifactsState
 from games.base import Rejected
 from games.rng import Rng
+from tests.games import gwt
+from tests.games.gwt import of as of  # re-exported for the tests
 
 DATA = RULES.data
 START = list(DATA.starting_ids)
@@ -66,9 +68,7 @@ def table_events(
 
 
 def fold(num_players: int, events: Sequence[msgspec.Struct]) -> ArtifactsState:
-    state = RULES.initial_state(num_players)
-    for ev in events:
-        state = RULES.evolve(state, ev)
+    state: ArtifactsState = gwt.fold(RULES, num_players, events)
     return state
 
 
@@ -92,18 +92,10 @@ def roll(state: ArtifactsState, seat: int, dice: Sequence[int], round_no: int | 
 
 def act(state: ArtifactsState, seat: int, cmd: msgspec.Struct, seed: str = "t") -> list[msgspec.Struct]:
     """Decide (must be accepted) and fold the outcome into `state`; returns the events."""
-    out = RULES.decide(state, seat, cmd, Rng.for_version(seed, state.round * 1000 + len(state.dice)))
-    assert not isinstance(out, Rejected), out
-    for ev in out:
-        RULES.evolve(state, ev)
-    return out
+    return gwt.act(RULES, state, seat, cmd, Rng.for_version(seed, state.round * 1000 + len(state.dice)))
 
 
 def refused(state: ArtifactsState, seat: int, cmd: msgspec.Struct) -> Rejected:
-    out = RULES.decide(state, seat, cmd, Rng.for_version("t", 0))
-    assert isinstance(out, Rejected), out
-    return out
+    return gwt.refused(RULES, state, seat, cmd)
 
 
-def of(events: Sequence[msgspec.Struct], kind: type[msgspec.Struct]) -> list[msgspec.Struct]:
-    return [e for e in events if isinstance(e, kind)]

@@ -11,6 +11,8 @@ from games.base import Rejected
 from games.mechanica import RULES
 from games.mechanica.state import MechanicaState
 from games.rng import Rng
+from tests.games import gwt
+from tests.games.gwt import of as of  # re-exported for the tests
 
 DATA = RULES.data
 TILES = list(DATA.tile_ids)
@@ -54,9 +56,7 @@ def table_events(
 
 
 def fold(num_players: int, events: Sequence[msgspec.Struct]) -> MechanicaState:
-    state = RULES.initial_state(num_players)
-    for ev in events:
-        state = RULES.evolve(state, ev)
+    state: MechanicaState = gwt.fold(RULES, num_players, events)
     return state
 
 
@@ -84,22 +84,14 @@ def bots_at(seat: int, *where: tuple[str, int, int, int]) -> c.BotsMade:
 
 def act(state: MechanicaState, seat: int, cmd: msgspec.Struct, seed: str = "t") -> list[msgspec.Struct]:
     """Decide (must be accepted) and fold the outcome into `state`; returns the events."""
-    out = RULES.decide(state, seat, cmd, Rng.for_version(seed, state.workday))
-    assert not isinstance(out, Rejected), out
-    for ev in out:
-        RULES.evolve(state, ev)
-    return out
+    return gwt.act(RULES, state, seat, cmd, Rng.for_version(seed, state.workday))
 
 
 def refused(state: MechanicaState, seat: int, cmd: msgspec.Struct) -> Rejected:
-    out = RULES.decide(state, seat, cmd, Rng.for_version("t", 0))
-    assert isinstance(out, Rejected), out
-    return out
+    return gwt.refused(RULES, state, seat, cmd)
 
 
 def holes(state: MechanicaState, seat: int, row: int, col: int) -> list[str]:
     return state.players[seat].holes[DATA.geometry.square(row - 1, col - 1)]
 
 
-def of(events: Sequence[msgspec.Struct], kind: type[msgspec.Struct]) -> list[msgspec.Struct]:
-    return [e for e in events if isinstance(e, kind)]

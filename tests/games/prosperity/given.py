@@ -12,6 +12,8 @@ from games.prosperity import RULES
 from games.prosperity import scoring as sc
 from games.prosperity.state import ProsperityState
 from games.rng import Rng
+from tests.games import gwt
+from tests.games.gwt import of as of  # re-exported for the tests
 
 DATA = RULES.data
 DECADE_ORDER: list[str] = [tid for _, ids in DATA.decade_tiles for tid in ids]
@@ -48,9 +50,7 @@ def table_events(
 
 
 def fold(num_players: int, events: Sequence[msgspec.Struct]) -> ProsperityState:
-    state = RULES.initial_state(num_players)
-    for ev in events:
-        state = RULES.evolve(state, ev)
+    state: ProsperityState = gwt.fold(RULES, num_players, events)
     return state
 
 
@@ -73,21 +73,13 @@ def build(state: ProsperityState, seat: int, placements: dict[str, str]) -> None
 
 def act(state: ProsperityState, seat: int, cmd: msgspec.Struct, seed: str = "t") -> list[msgspec.Struct]:
     """Decide (must be accepted) and fold the outcome into `state`; returns the events."""
-    out = RULES.decide(state, seat, cmd, Rng.for_version(seed, state.turn))
-    assert not isinstance(out, Rejected), out
-    for ev in out:
-        RULES.evolve(state, ev)
-    return out
+    return gwt.act(RULES, state, seat, cmd, Rng.for_version(seed, state.turn))
 
 
 def refused(state: ProsperityState, seat: int, cmd: msgspec.Struct) -> Rejected:
-    out = RULES.decide(state, seat, cmd, Rng.for_version("t", 0))
-    assert isinstance(out, Rejected), out
-    return out
+    return gwt.refused(RULES, state, seat, cmd)
 
 
-def of(events: Sequence[msgspec.Struct], kind: type[msgspec.Struct]) -> list[msgspec.Struct]:
-    return [e for e in events if isinstance(e, kind)]
 
 
 def end_turn_into_count(state: ProsperityState) -> list[msgspec.Struct]:
