@@ -1,7 +1,8 @@
 """The referee's application service: a batch of raw commands in, guarded appends and publishes out.
 
 A batch costs three round trips whatever its size: one pipelined read of the logs of games not in
-the cache, one pipeline of guarded appends (one Lua call per game), one pipeline of publishes,
+the cache, pipelines of guarded appends (one Lua call per game; a pipeline per CHUNK commands, each
+sent as soon as it is judged so that Redis runs it while the next is judged), one pipeline of publishes,
 replies, dead letters and the batch's XACK. On a standalone Redis (`inline_effects`) an applied
 command's bus notice, reply and XACK ride in its append script instead, so the last pipeline
 only carries what was not applied (dead letters, duplicates, games that do not exist), usually
@@ -14,6 +15,7 @@ on the reloaded log.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import re
@@ -34,12 +36,16 @@ from contracts.registry import command_type, type_name
 from games import match as m
 from games.base import Rejected
 from services import tokens
-from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, EventStore
+from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult, EventStore
 from services.eventstore.keys import Keys, shard_of, valid_game_id
 from services.referee.sink import Sink
 
 log = structlog.get_logger("referee")
 MAX_ATTEMPTS = 8
+# Commands per append pipeline, sent while the rest of the batch is still being judged. One
+# referee, 1,000 games, 2 cores (medians of 3 rounds, same run): one pipeline per batch 6.8k
+# commands/s; chunks of 16 or 32 9.0k, 64 9.6k-10.2k, 128 10.0k.
+CHUNK = 64
 
 
 class Item(msgspec.Struct, kw_only=True):
@@ -131,6 +137,7 @@ class Referee:
         group: str = "referee",
         cache_games: int = 20000,
         inline_effects: bool = False,
+        chunk: int = CHUNK,
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], str] = tokens.new_seed,
     ) -> None:
@@ -145,6 +152,7 @@ class Referee:
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
         self.inline_effects = inline_effects
+        self.chunk = chunk
         self.clock = clock
         self.new_seed = new_seed
         self.stats = {"accepted": 0, "rejected": 0, "dead": 0, "conflicts": 0, "duplicates": 0}
@@ -233,8 +241,12 @@ class Referee:
             if not pending:
                 break
             await self._load(list(pending))
+            # Judging is CPU here, appending is CPU in Redis: a chunk's appends are sent as soon as
+            # it is judged, and the next chunk is judged while Redis runs them. Chunks hold whole
+            # games, so no game's commands are split across two pipelines in flight.
             plans: list[tuple[str, Planned]] = []
             appends: list[AppendRequest] = []
+            sent: list[tuple[list[tuple[str, Planned]], asyncio.Task[list[AppendResult]]]] = []
             for game_id, items in pending.items():
                 agg = self.cache.get(game_id)
                 if agg is None:
@@ -261,13 +273,22 @@ class Referee:
                 for plan, append in decided:
                     plans.append((game_id, plan))
                     appends.append(append)
-            try:
-                results = await self.store.append_many(appends)
-            except Exception:
+                if len(appends) >= self.chunk:
+                    sent.append((plans, asyncio.ensure_future(self.store.append_many(appends))))
+                    plans, appends = [], []
+                    await asyncio.sleep(0)  # let the task write its pipeline before judging on
+            if appends:
+                sent.append((plans, asyncio.ensure_future(self.store.append_many(appends))))
+            answers = await asyncio.gather(*(task for _, task in sent), return_exceptions=True)
+            failed = next((a for a in answers if isinstance(a, BaseException)), None)
+            if failed is not None:
                 # Some scripts may have run: the cached games may be ahead of their logs.
-                for game_id, _ in plans:
-                    self._evict(game_id)
-                raise
+                for chunk, _ in sent:
+                    for game_id, _ in chunk:
+                        self._evict(game_id)
+                raise failed
+            plans = [p for chunk, _ in sent for p in chunk]
+            results = [r for answer in answers for r in answer]  # type: ignore[union-attr]
             retry: dict[str, list[Item]] = {}
             for (game_id, plan), result in zip(plans, results, strict=True):
                 if game_id in retry:

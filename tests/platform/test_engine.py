@@ -3,6 +3,7 @@ events, outcomes, replies and dead letters."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import msgspec
@@ -16,6 +17,7 @@ from games import match as m
 from games.bots import RandomBot
 from games.catalog import rules_for
 from services import history as h
+from services.eventstore.base import AppendRequest, AppendResult
 from services.eventstore.keys import Keys
 from services.eventstore.memory_store import MemoryEventStore
 from services.referee.engine import Referee, rebuild
@@ -309,3 +311,64 @@ async def test_an_imported_history_rebuilds_the_same_public_stream_refusals_incl
     assert copied == await store.read_public("g")
     assert sum(b"CommandRejected" in p for p in copied) == 2
     assert set(target.outcomes["copy"]) == set(store.outcomes["g"])  # the unauthenticated one is not
+
+
+class _SlowStore(MemoryEventStore):
+    """Records how many append pipelines are in flight at once, and can fail one of them."""
+
+    def __init__(self, fail_call: int | None = None) -> None:
+        super().__init__()
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.calls: list[list[str]] = []
+        self.fail_call = fail_call
+
+    async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
+        self.calls.append([r.game_id for r in requests])
+        call = len(self.calls)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(0.01)  # a round trip, during which the engine judges on
+            if call == self.fail_call:
+                raise ConnectionError("redis went away")
+            return await super().append_many(requests)
+        finally:
+            self.in_flight -= 1
+
+
+async def _created(ref: Referee, games: list[str]) -> None:
+    await ref.handle(INTAKE, [entry(envelope(g, lc.CreateGame(game_type="sentient", num_players=2))) for g in games])
+
+
+async def test_a_batch_is_appended_in_chunks_of_whole_games_sent_while_the_rest_is_judged() -> None:
+    store = _SlowStore()
+    ref = Referee(store, _recorder(), KEYS, shards=1, secret=b"s", chunk=2)
+    games = [f"g{i}" for i in range(5)]
+    await _created(ref, games)
+    store.calls.clear()
+    store.most_in_flight = 0
+    # Two joins per game, interleaved across games as they would arrive on a shard.
+    joins = [envelope(g, lc.JoinSeat(seat=s, name=f"p{s}"), reply_to=REPLIES) for s in range(2) for g in games]
+    await ref.handle(INTAKE, [entry(e) for e in joins])
+    assert store.calls == [["g0", "g0"], ["g1", "g1"], ["g2", "g2"], ["g3", "g3"], ["g4", "g4"]]
+    assert store.most_in_flight == 5  # every chunk was sent before the first came back
+    assert [r.outcome.status for r in replies(ref)] == ["accepted"] * 10
+    for g in games:
+        agg = await log_of(ref, g)
+        assert agg.version == 3 and [s.name for s in agg.seats if s] == ["p0", "p1"]
+
+
+async def test_when_one_chunk_fails_every_game_of_the_batch_leaves_the_cache() -> None:
+    store = _SlowStore()
+    ref = Referee(store, _recorder(), KEYS, shards=1, secret=b"s", chunk=1)
+    games = ["a", "b", "c"]
+    await _created(ref, games)
+    store.calls.clear()
+    store.fail_call = 2
+    with pytest.raises(ConnectionError):
+        await ref.handle(INTAKE, [entry(envelope(g, lc.JoinSeat(seat=0, name="x"))) for g in games])
+    # "a" and "c" were appended, "b" was not: none of the three may be judged from a speculative
+    # copy; reloading gives each its true log.
+    assert not set(games) & set(ref.cache)
+    assert [(await log_of(ref, g)).version for g in games] == [2, 1, 2]
