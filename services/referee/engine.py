@@ -77,13 +77,12 @@ def rebuild(
             continue  # already folded (two catch-ups of one game read the same tail)
         if version != agg.version + 1:
             raise ValueError(f"{game_id}: log jumps from {agg.version} to {version}")
-        env = codec.decode_event(data)
         try:
-            event = codec.event_payload(env)
-        except codec.UnknownType:
+            event = codec.decode_event_payload(data)
+        except codec.UnknownType as exc:
             if strict:
                 raise
-            log.warning("unknown_event_skipped", game_id=game_id, version=version, type=env.type)
+            log.warning("unknown_event_skipped", game_id=game_id, version=version, type=str(exc))
             agg.version = version
             continue
         m.evolve(agg, event)
