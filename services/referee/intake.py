@@ -39,40 +39,52 @@ class Intake:
         self.handle = handle
         self.block_ms = block_ms
         self.reads = 0
+        self._backoff = 0.1
 
     async def run(self) -> None:
-        wanted = {s: ">" for s in self.streams}
-        backoff = 0.1
-        while True:
-            try:
-                got = await self.client.xreadgroup(
-                    self.group, self.consumer, wanted, count=self.batch, block=self.block_ms  # type: ignore[arg-type]
-                )
-                backoff = 0.1
-            except ResponseError as exc:
-                if "NOGROUP" not in str(exc):
-                    raise
-                # The group (or the stream) vanished on the server: recreate it from the stream's
-                # start so commands added meanwhile are read (a duplicate is answered, not applied).
-                log.warning("consumer_group_recreated", streams=self.streams)
-                for stream in self.streams:
-                    await ensure_group(self.client, stream, self.group)
-                continue
-            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-                log.warning("intake_read_failed", error=str(exc), retry_in_s=backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
-                continue
-            self.reads += 1
-            if not got:
-                continue
-            batches = [(_text(stream), list(entries)) for stream, entries in got if entries]
-            try:
-                await self.handle(batches)
-            except Exception:
-                # The batch stays pending: the reclaimer redelivers it, and dead-letters it after
-                # DICESTREAM_MAX_DELIVERIES.
-                log.exception("batch_failed", streams=[s for s, _ in batches])
+        # The next read is sent as soon as a batch arrives, so that Redis gathers the next batch
+        # while this one is judged; batches are still handled one after the other, in order.
+        reading = asyncio.ensure_future(self._read())
+        try:
+            while True:
+                got = await reading
+                reading = asyncio.ensure_future(self._read())
+                if not got:
+                    continue
+                batches = [(_text(stream), list(entries)) for stream, entries in got if entries]
+                try:
+                    await self.handle(batches)
+                except Exception:
+                    # The batch stays pending: the reclaimer redelivers it, and dead-letters it
+                    # after DICESTREAM_MAX_DELIVERIES.
+                    log.exception("batch_failed", streams=[s for s, _ in batches])
+        finally:
+            reading.cancel()
+
+    async def _read(self) -> list[tuple[bytes, Entries]] | None:
+        """One XREADGROUP; None when it failed (after recreating a lost group or backing off)."""
+        try:
+            got = await self.client.xreadgroup(
+                self.group, self.consumer, {s: ">" for s in self.streams},  # type: ignore[arg-type]
+                count=self.batch, block=self.block_ms,
+            )
+        except ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            # The group (or the stream) vanished on the server: recreate it from the stream's
+            # start so commands added meanwhile are read (a duplicate is answered, not applied).
+            log.warning("consumer_group_recreated", streams=self.streams)
+            for stream in self.streams:
+                await ensure_group(self.client, stream, self.group)
+            return None
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            log.warning("intake_read_failed", error=str(exc), retry_in_s=self._backoff)
+            await asyncio.sleep(self._backoff)
+            self._backoff = min(self._backoff * 2, 5.0)
+            return None
+        self._backoff = 0.1
+        self.reads += 1
+        return got  # type: ignore[no-any-return]
 
 
 def _text(stream: bytes | str) -> str:
