@@ -31,6 +31,7 @@ from services.referee.sink import RedisSink
 
 log = structlog.get_logger("referee")
 GROUP = "referee"
+GC_THRESHOLDS = (20_000, 20, 20)
 
 
 async def load_secret(client: aredis.Redis, keys: Keys, configured: str | None) -> bytes:
@@ -132,6 +133,12 @@ class RefereeService:
         # so full collections stay short (p99 latency).
         gc.collect()
         gc.freeze()
+        # A batch's working set (envelopes, plans, events of up to a few thousand commands) outlives
+        # the default 700-allocation young generation and was scanned again and again: with the
+        # defaults the collector took ~0.11 s over a 15k-command bench run, with a 20,000 one 0.015 s
+        # (about 6 µs a command; one referee 10.7k -> 11.2k commands/s, medians of 3 rounds). Full
+        # collections still run, every ten thousand commands or so.
+        gc.set_threshold(*GC_THRESHOLDS)
         self._watchdog = asyncio.create_task(self._keep_groups())
         log.info(
             "referee_started", shards=list(self.settings.shard_list), consumer=self.settings.consumer,
