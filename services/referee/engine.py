@@ -276,17 +276,23 @@ class Referee:
                     sent.append((plans, asyncio.ensure_future(self.store.append_many(appends))))
                     plans, appends = [], []
                     await asyncio.sleep(0)  # let the task write its pipeline before judging on
+            # The last chunk is awaited in place: a lone command (low load) pays for no task.
+            last: list[AppendResult] | BaseException = []
             if appends:
-                sent.append((plans, asyncio.ensure_future(self.store.append_many(appends))))
-            answers = await asyncio.gather(*(task for _, task in sent), return_exceptions=True)
+                try:
+                    last = await self.store.append_many(appends)
+                except Exception as exc:
+                    last = exc
+            answers = [*await asyncio.gather(*(task for _, task in sent), return_exceptions=True), last]
+            chunks = [chunk for chunk, _ in sent] + [plans]
             failed = next((a for a in answers if isinstance(a, BaseException)), None)
             if failed is not None:
                 # Some scripts may have run: the cached games may be ahead of their logs.
-                for chunk, _ in sent:
+                for chunk in chunks:
                     for game_id, _ in chunk:
                         self._evict(game_id)
                 raise failed
-            plans = [p for chunk, _ in sent for p in chunk]
+            plans = [p for chunk in chunks for p in chunk]
             results = [r for answer in answers for r in answer]  # type: ignore[union-attr]
             retry: dict[str, list[Item]] = {}
             for (game_id, plan), result in zip(plans, results, strict=True):
