@@ -240,6 +240,9 @@ class Referee:
             if not pending:
                 break
             await self._load(list(pending))
+            # Taken now: judging yields between chunks, and another handler (the reclaimer) may
+            # evict one of these games meanwhile; its append guard still catches any conflict.
+            aggs = {g: self.cache.get(g) for g in pending}
             # Judging is CPU here, appending is CPU in Redis: a chunk's appends are sent as soon as
             # it is judged, and the next chunk is judged while Redis runs them. Chunks hold whole
             # games, so no game's commands are split across two pipelines in flight.
@@ -247,7 +250,7 @@ class Referee:
             appends: list[AppendRequest] = []
             sent: list[tuple[list[tuple[str, Planned]], asyncio.Task[list[AppendResult]]]] = []
             for game_id, items in pending.items():
-                agg = self.cache.get(game_id)
+                agg = aggs[game_id]
                 if agg is None:
                     continue  # its log could not be folded: left pending, see _load
                 try:
