@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from contracts.registry import event_type, type_name
 from games.base import Rejected, Rules
 from games.rng import Rng
 
@@ -17,6 +18,17 @@ def fold(rules: Rules[Any], num_players: int, events: Sequence[msgspec.Struct]) 
     for ev in events:
         state = rules.evolve(state, ev)
     return state
+
+
+def replayed(rules: Rules[Any], num_players: int, events: Sequence[msgspec.Struct]) -> Any:
+    """Then: the state a log of these events rebuilds, each event written as the log writes it
+    (its registered type name and JSON payload) and read back."""
+    wire = []
+    for ev in events:
+        cls = event_type(type_name(ev))
+        assert cls is not None, type_name(ev)
+        wire.append(msgspec.json.decode(msgspec.json.encode(ev), type=cls))
+    return fold(rules, num_players, wire)
 
 
 def act(rules: Rules[Any], state: Any, seat: int, cmd: msgspec.Struct, rng: Rng) -> list[msgspec.Struct]:

@@ -11,18 +11,9 @@ from games.artifacts import RULES
 from games.artifacts.flow import visible
 from games.base import Rejected
 from games.rng import Rng
+from tests.games.gwt import replayed
 
-WIRE = {"artifacts." + cls.__name__: cls for cls in c.EVENTS}
 DATA = RULES.data
-
-
-def _roundtrip(events: list[msgspec.Struct]) -> list[msgspec.Struct]:
-    """Encode each event as the log would (type name + JSON payload) and decode it back."""
-    out: list[msgspec.Struct] = []
-    for ev in events:
-        name, raw = "artifacts." + type(ev).__name__, msgspec.json.encode(ev)
-        out.append(msgspec.json.decode(raw, type=WIRE[name]))
-    return out
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -70,7 +61,4 @@ def test_random_legal_games(seed: int, num_players: int, end_bias: int, data: st
     assert sorted(held + shown) == sorted(x for d in DATA.decks.values() for x in d)
     assert sorted(state.underwater + [u for p in state.players for u in p.underwater]) == sorted(DATA.underwater_ids)
 
-    replayed = RULES.initial_state(num_players)
-    for ev in _roundtrip(log):
-        replayed = RULES.evolve(replayed, ev)
-    assert msgspec.to_builtins(replayed) == msgspec.to_builtins(state)
+    assert msgspec.to_builtins(replayed(RULES, num_players, log)) == msgspec.to_builtins(state)

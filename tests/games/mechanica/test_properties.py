@@ -15,17 +15,7 @@ from games.base import Rejected
 from games.mechanica import RULES
 from games.mechanica.state import MechanicaState, bot_count
 from games.rng import Rng
-
-WIRE = {"mechanica." + cls.__name__: cls for cls in c.EVENTS}
-
-
-def _roundtrip(events: list[msgspec.Struct]) -> list[msgspec.Struct]:
-    """Encode each event as the log would (type name + JSON payload) and decode it back."""
-    out: list[msgspec.Struct] = []
-    for ev in events:
-        name, raw = "mechanica." + type(ev).__name__, msgspec.json.encode(ev)
-        out.append(msgspec.json.decode(raw, type=WIRE[name]))
-    return out
+from tests.games.gwt import replayed
 
 
 def _bots(state: MechanicaState) -> Counter[str]:
@@ -90,10 +80,7 @@ def test_random_legal_games(seed: int, num_players: int, data: st.DataObject) ->
     assert not state.stack and not any(state.shop)
     assert sum(bot_count(p) for p in state.players) == sum(_bots(state).values())
 
-    replayed = RULES.initial_state(num_players)
-    for ev in _roundtrip(log):
-        replayed = RULES.evolve(replayed, ev)
-    assert msgspec.to_builtins(replayed) == msgspec.to_builtins(state)
+    assert msgspec.to_builtins(replayed(RULES, num_players, log)) == msgspec.to_builtins(state)
 
     # The public log (stack, Extras and blueprint order withheld) rebuilds the same table.
     public = RULES.initial_state(num_players)

@@ -10,17 +10,7 @@ from contracts import sentient as c
 from games.base import Rejected
 from games.rng import Rng
 from games.sentient import RULES
-
-WIRE = {"sentient." + cls.__name__: cls for cls in c.EVENTS}
-
-
-def _roundtrip(events: list[msgspec.Struct]) -> list[msgspec.Struct]:
-    """Encode each event as the log would (type name + JSON payload) and decode it back."""
-    out: list[msgspec.Struct] = []
-    for ev in events:
-        name, raw = "sentient." + type(ev).__name__, msgspec.json.encode(ev)
-        out.append(msgspec.json.decode(raw, type=WIRE[name]))
-    return out
+from tests.games.gwt import replayed
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -65,7 +55,4 @@ def test_random_legal_games(seed: int, num_players: int, data: st.DataObject) ->
     assert all(s >= 0 for s in result.scores) and result.winners
     assert all(result.scores[w] == max(result.scores) for w in result.winners)
 
-    replayed = RULES.initial_state(num_players)
-    for ev in _roundtrip(log):
-        replayed = RULES.evolve(replayed, ev)
-    assert msgspec.to_builtins(replayed) == msgspec.to_builtins(state)
+    assert msgspec.to_builtins(replayed(RULES, num_players, log)) == msgspec.to_builtins(state)
