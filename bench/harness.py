@@ -68,6 +68,27 @@ def cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def sched_ns(pid: int) -> tuple[int, int] | None:
+    """(on a CPU, runnable but waiting for one) nanoseconds of all of a process's threads so far,
+    from /proc/PID/task/*/schedstat: the scheduler's own clock, exact where /proc/PID/stat is
+    sampled at each tick. None when the process is gone or the kernel keeps no such counts."""
+    run = wait = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            fields = (task / "schedstat").read_text().split()
+            run += int(fields[0])
+            wait += int(fields[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return run, wait
+
+
+async def command_stats(r: aredis.Redis) -> dict[str, tuple[int, int]]:
+    """{command: (calls, µs)} so far, from INFO commandstats (the whole server's, all clients)."""
+    info = await r.info("commandstats")
+    return {k.removeprefix("cmdstat_"): (int(v["calls"]), int(v["usec"])) for k, v in info.items()}
+
+
 def machine_busy_seconds() -> tuple[float, float]:
     """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
     parts = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
@@ -88,7 +109,15 @@ async def local_redis_pid(r: aredis.Redis) -> int | None:
 
 class CpuMeter:
     """CPU used by the referee workers, the Redis server and this process between start and stop,
-    and by everything else on the machine (other load skews every figure on a shared machine)."""
+    and by everything else on the machine (other load skews every figure on a shared machine).
+    Where the kernel keeps schedstats, also each one's exact time on a CPU (`<name>_run_s`) and
+    time spent runnable but waiting for a CPU (`<name>_wait_s`)."""
+
+    def per_command(self, commands: int) -> dict[str, list[float]]:
+        """{process: [µs on a CPU, µs waiting for one]} per command, from the last start/stop."""
+        d = self.used
+        return {name: [d[f"{name}_run_s"] / commands * 1e6, d[f"{name}_wait_s"] / commands * 1e6]
+                for name in ("referee", "redis", "bench") if f"{name}_run_s" in d}
 
     def __init__(self, worker_pids: Sequence[int], redis_pid: int | None) -> None:
         self.pids = {"referee": list(worker_pids), "redis": [redis_pid] if redis_pid else []}
@@ -98,6 +127,11 @@ class CpuMeter:
     def _sample(self) -> dict[str, float]:
         out = {name: sum(cpu_seconds(p) or 0.0 for p in pids) for name, pids in self.pids.items()}
         out["bench"] = time.process_time()
+        for name, pids in (*self.pids.items(), ("bench", [os.getpid()])):
+            counts = [c for c in (sched_ns(p) for p in pids) if c is not None]
+            if counts and len(counts) == len(pids):
+                out[f"{name}_run_s"] = sum(c[0] for c in counts) / 1e9
+                out[f"{name}_wait_s"] = sum(c[1] for c in counts) / 1e9
         out["machine_busy"], out["machine_total"] = machine_busy_seconds()
         return out
 
@@ -106,7 +140,7 @@ class CpuMeter:
 
     def stop(self) -> dict[str, float]:
         end = self._sample()
-        d = {k: end[k] - self._start[k] for k in end}
+        d = {k: end[k] - self._start[k] for k in end if k in self._start}
         d["others"] = max(0.0, d["machine_busy"] - d["referee"] - d["redis"] - d["bench"])
         self.used = d
         return d

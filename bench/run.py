@@ -89,7 +89,22 @@ def _med(runs: list[dict[str, Any]], key: str) -> float:
 
 def _cpu(runs: list[dict[str, Any]]) -> dict[str, Any]:
     keys = ("referee_cpu_us_per_command", "redis_cpu_us_per_command", "bench_cpu_us_per_command", "others_cpu_share")
-    return {k: (_med(runs, k) if runs[0][k] is not None else None) for k in keys}
+    out: dict[str, Any] = {k: (_med(runs, k) if runs[0][k] is not None else None) for k in keys}
+    out["sched_us_per_command"] = _med_sched(runs)
+    return out
+
+
+def _med_sched(runs: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """Medians over repeats of each process's [µs on a CPU, µs waiting for one] per command."""
+    names = set.intersection(*(set(r.get("sched_us_per_command") or {}) for r in runs))
+    return {n: [statistics.median(r["sched_us_per_command"][n][i] for r in runs) for i in (0, 1)]
+            for n in sorted(names)}
+
+
+def _med_served(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    names = set.intersection(*(set(r.get("redis_service") or {}) for r in runs))
+    return {n: {k: statistics.median(r["redis_service"][n][k] for r in runs)
+                for k in ("calls_per_command", "us_per_call")} for n in sorted(names)}
 
 
 def _kib(v: int | None) -> float | None:
@@ -188,7 +203,8 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
                   for _ in range(repeats)]
         out["c_latency"] = {"runs": c_runs, "p50_ms": _med(c_runs, "p50_ms"), "p99_ms": _med(c_runs, "p99_ms"),
                             "offered_per_s": _med(c_runs, "offered_per_s"), "outcomes": stats_c.as_dict(),
-                            "others_cpu_share": _med(c_runs, "others_cpu_share")}
+                            "others_cpu_share": _med(c_runs, "others_cpu_share"),
+                            "sched_us_per_command": _med_sched(c_runs), "redis_service": _med_served(c_runs)}
         out["e_memory"]["rss_after_latency_mib"] = _kib(workers[0].rss_kib())
         out["e_memory"]["games_cached"] = sizes.games + sizes.latency_games
         stop_workers(workers)
@@ -310,6 +326,17 @@ def _report(out: dict[str, Any], console: Console) -> None:
               f"{ratios['latency_p99_vs_xadd_rtt']:.1f}x RTT ({ratios['latency_p99_vs_paced_xadd_rtt']:.1f}x paced)",
               f"<= {TARGETS['latency_p99_vs_xadd_rtt']:.0f}x",
               ok("latency_p99_vs_xadd_rtt"))
+    sched = c.get("sched_us_per_command") or {}
+    if sched:
+        procs = [n for n in ("referee", "redis", "bench") if n in sched]
+        for i, what in ((0, "on a CPU"), (1, "waiting for a CPU")):
+            cells = [f"{sched[n][i]:.0f} µs {n}" for n in procs]
+            t.add_row(f"(c) per command, {what}", *cells, *[""] * (5 - len(cells)))
+    served = c.get("redis_service") or {}
+    if served:
+        cells = [f"{name.upper()} {v['us_per_call']:.0f} µs x{v['calls_per_command']:.1f}"
+                 for name, v in served.items()]
+        t.add_row("(c) Redis time per call (x calls per command)", *cells[:4], *[""] * (5 - len(cells[:4])))
     t.add_row(f"(d) replay events/s ({d['events']} events, {d['games']} logs)", _fmt(d["events_per_s"]),
               runs(d, "events_per_s"), f"fold only: {_fmt(d['fold_only_events_per_s'])}/s",
               f">= {TARGETS['replay_events_per_s']:,.0f}", ok("replay_events_per_s"))

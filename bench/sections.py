@@ -15,7 +15,7 @@ from typing import Any
 
 import redis.asyncio as aredis
 
-from bench.harness import BenchError, CpuMeter, Pool, Stats, Worker
+from bench.harness import BenchError, CpuMeter, Pool, Stats, Worker, command_stats
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.envelope import CommandEnvelope
@@ -143,6 +143,7 @@ async def throughput(
             "redis_cpu_us_per_command": cpu["redis"] / commands * 1e6 if redis_pid else None,
             "bench_cpu_us_per_command": cpu["bench"] / commands * 1e6,
             "others_cpu_share": cpu["others"] / cpu["machine_total"] if cpu["machine_total"] else None,
+            "sched_us_per_command": meter.per_command(commands),
             "cpu_seconds": cpu}
 
 
@@ -183,6 +184,7 @@ async def latency(
     clock = time.perf_counter
     meter = CpuMeter([w.pid for w in workers], redis_pid)
     meter.start()
+    served = await command_stats(r)
     start = clock() + 0.01
     late = 0
     for k, (stream, data, cid) in enumerate(schedule):
@@ -197,6 +199,7 @@ async def latency(
     send_end = clock()
     await pool.replies.wait(30.0, workers)
     cpu = meter.stop()
+    served_after = await command_stats(r)
     got = pool.replies.take(sent)
     stats.count((rep for _, rep in got), pool.expected)
     lat = [seen - sent[rep.outcome.command_id] for seen, rep in got]
@@ -210,7 +213,29 @@ async def latency(
         "max_ms": max(lat) * 1e3,
         "others_cpu_share": cpu["others"] / cpu["machine_total"] if cpu["machine_total"] else None,
         "referee_cpu_share": cpu["referee"] / (cpu["machine_total"] / (os.cpu_count() or 1)),
+        "sched_us_per_command": meter.per_command(len(schedule)),
+        "redis_service": served_per_command(served, served_after, len(schedule)),
     }
+
+
+# What a command costs Redis on (c)'s path: the client's XADD, the referee's blocked read being
+# served, the append script, the reply reader's blocked read being served.
+_SERVED = ("xadd", "xreadgroup", "evalsha", "xread")
+
+
+def served_per_command(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], commands: int
+) -> dict[str, dict[str, float]]:
+    """Per Redis command type: calls per bench command and server µs per call, between two
+    INFO commandstats readings. The server times each command itself; a blocked read counts once,
+    when it is served; the calls a script makes count in their own rows and in the script's time."""
+    out = {}
+    for name in _SERVED:
+        calls = after.get(name, (0, 0))[0] - before.get(name, (0, 0))[0]
+        usec = after.get(name, (0, 0))[1] - before.get(name, (0, 0))[1]
+        if calls > 0:
+            out[name] = {"calls_per_command": calls / commands, "us_per_call": usec / calls}
+    return out
 
 
 # ---- (d) replay ------------------------------------------------------------------------------
