@@ -113,12 +113,6 @@ class CpuMeter:
     Where the kernel keeps schedstats, also each one's exact time on a CPU (`<name>_run_s`) and
     time spent runnable but waiting for a CPU (`<name>_wait_s`)."""
 
-    def per_command(self, commands: int) -> dict[str, list[float]]:
-        """{process: [µs on a CPU, µs waiting for one]} per command, from the last start/stop."""
-        d = self.used
-        return {name: [d[f"{name}_run_s"] / commands * 1e6, d[f"{name}_wait_s"] / commands * 1e6]
-                for name in ("referee", "redis", "bench") if f"{name}_run_s" in d}
-
     def __init__(self, worker_pids: Sequence[int], redis_pid: int | None) -> None:
         self.pids = {"referee": list(worker_pids), "redis": [redis_pid] if redis_pid else []}
         self._start: dict[str, float] = {}
@@ -144,6 +138,12 @@ class CpuMeter:
         d["others"] = max(0.0, d["machine_busy"] - d["referee"] - d["redis"] - d["bench"])
         self.used = d
         return d
+
+    def per_command(self, commands: int) -> dict[str, list[float]]:
+        """{process: [µs on a CPU, µs waiting for one]} per command, from the last start/stop."""
+        d = self.used
+        return {name: [d[f"{name}_run_s"] / commands * 1e6, d[f"{name}_wait_s"] / commands * 1e6]
+                for name in ("referee", "redis", "bench") if f"{name}_run_s" in d}
 
 
 class Worker:
