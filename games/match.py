@@ -293,12 +293,14 @@ _LIFECYCLE_EVENTS = frozenset(lc.EVENTS)
 
 def public_event(match: Match, event: msgspec.Struct) -> msgspec.Struct | None:
     """The event as every audience may see it (the log itself stays private)."""
+    if type(event) not in _LIFECYCLE_EVENTS:
+        # Every game event goes through its game's filter (a set lookup first: the referee asks
+        # this for every event it appends).
+        return match.rules.public_event(event) if match.rules_impl is not None else event
     if isinstance(event, lc.GameCreated):
         return msgspec.structs.replace(event, seed=None)
     if isinstance(event, lc.SeatJoined):
         return msgspec.structs.replace(event, token_hash=None)
-    if match.rules_impl is not None and type(event) in match.rules.event_types:
-        return match.rules.public_event(event)
     return event
 
 

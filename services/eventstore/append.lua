@@ -6,7 +6,9 @@
 --       the streams that effects and acks name (standalone Redis only: they are in other slots).
 -- ARGV: 1 expected version, 2 number of commands, then per command:
 --       command id, outcome record, remember (1: record the outcome under the id, 0: audit only),
---       n events, n private events, n public events ('' = withheld), public rejection ('' = none),
+--       n events, n private events, n public events ('' = withheld, '=' = the private one as is:
+--       most events hide nothing, and every argument byte costs the script), public rejection
+--       ('' = none),
 --       m effects, m pairs (KEYS index, data) XADDed once the command is applied,
 --       ack: KEYS index of the intake stream (0 = none), group, entry id.
 -- Returns one reply per command applied or stopping: {'ok', new version} | {'dup', prior outcome}
@@ -45,8 +47,10 @@ for _ = 1, tonumber(ARGV[2]) do
   for i = 1, n do
     -- Entry ids are the versions, so readers range by version and a re-publish is refused.
     local id = tostring(v + i) .. '-0'
-    redis.call('XADD', KEYS[1], id, 'data', ARGV[events_at + i - 1])
+    local data = ARGV[events_at + i - 1]
+    redis.call('XADD', KEYS[1], id, 'data', data)
     local pub = ARGV[events_at + n + i - 1]
+    if pub == '=' then pub = data end
     if pub ~= '' then redis.call('XADD', KEYS[2], id, 'data', pub) end
   end
   if rejection ~= '' then

@@ -59,7 +59,7 @@ class RedisEventStore:
             args: list[bytes | str | int] = [group[0].expected_version, len(group)]
             for r in group:
                 args += [r.command_id, r.outcome, int(r.remember), len(r.events), *r.events]
-                args += [p if p is not None else b"" for p in r.public]
+                args += [b"=" if p == e else b"" if p is None else p for e, p in zip(r.events, r.public, strict=True)]
                 args += [r.public_rejection or b"", len(r.effects)]
                 for stream, data in r.effects:
                     args += [_key_index(keys, stream), data]

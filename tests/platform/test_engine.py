@@ -90,6 +90,19 @@ async def test_a_full_game_between_bots_ends_with_scores_and_the_seed_revealed(r
     assert types[-2:] == ["lifecycle.GameEnded", "lifecycle.SeedRevealed"]
 
 
+async def test_a_reply_is_the_reply_contract_around_the_outcome_the_audit_recorded(referee: Referee) -> None:
+    """The referee encodes an outcome once and wraps the reply around those bytes: a client
+    decoding `Reply` must get exactly what a plain `Reply` encoding would carry."""
+    await seated_game(referee, 2)
+    sink = referee.new_sink()
+    assert isinstance(sink, MemorySink)
+    raw = [f["data"] for f in sink.streams[REPLIES]]
+    decoded = [msgspec.json.decode(r, type=Reply) for r in raw]
+    assert raw == [codec.encode(rep) for rep in decoded]
+    assert [codec.encode(rep.outcome) for rep in decoded] == await referee.store.audit("g")
+    assert decoded[1].token is not None and decoded[0].token is None
+
+
 async def test_a_redelivered_command_appends_nothing_and_gets_its_first_answer_again(referee: Referee) -> None:
     await send(referee, "g", lc.CreateGame(game_type="sentient", num_players=2))
     join = envelope("g", lc.JoinSeat(seat=0, name="a"), reply_to=REPLIES)

@@ -61,6 +61,18 @@ async def test_after_a_conflict_the_rest_of_the_games_chain_is_skipped(store: Ev
     assert await store.outcome("g", "y") is None
 
 
+async def test_the_public_stream_gets_each_events_projection_in_version_order(store: EventStore) -> None:
+    """Per event: shown as logged, shown filtered, or withheld (the script is told the first by a
+    marker instead of the same bytes twice)."""
+    private = [b'{"e":1,"secret":"s"}', b'{"e":2}', b'{"e":3,"secret":"t"}']
+    public: list[bytes | None] = [b'{"e":1}', private[1], None]
+    request = AppendRequest(game_id="g", expected_version=0, command_id="a", outcome=b"a",
+                            events=private, public=public)
+    assert [r.status for r in await store.append_many([request])] == [OK]
+    assert [d for _, d in await store.read("g")] == private
+    assert await store.read_public("g") == [b'{"e":1}', b'{"e":2}']
+
+
 async def test_rejections_record_an_outcome_without_moving_the_version(store: EventStore) -> None:
     await store.append_many([req("a", 0)])
     rejection = AppendRequest(game_id="g", expected_version=1, command_id="r", outcome=b"no",
