@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -15,6 +14,7 @@ from typing import Annotated, Any
 import msgspec
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -185,14 +185,16 @@ def new(
     players: Annotated[int, typer.Option()] = 2,
     game_id: Annotated[str | None, typer.Option()] = None,
     move_timeout: Annotated[float | None, typer.Option(help="seconds per decision")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the reply as one JSON line")] = False,
 ) -> None:
     """Create a game and print its id (needs a running referee: `dicestream up`)."""
     settings, url, _ = _setup(quiet=True)
     gid = game_id or uuid.uuid4().hex[:12]
     reply = _run(_call(settings, url, gid, lc.CreateGame(game_type=game_type, num_players=players,
                                                           move_timeout_s=move_timeout)))
-    _print_reply(reply)
-    console.print(f"game id: [bold]{gid}[/]")
+    _print_reply(reply, as_json)
+    if not as_json:
+        console.print(f"game id: [bold]{gid}[/]")
 
 
 @app.command()
@@ -203,6 +205,7 @@ def send(
     seat: Annotated[int | None, typer.Option()] = None,
     token: Annotated[str | None, typer.Option(envvar="DICESTREAM_TOKEN")] = None,
     expected_version: Annotated[int | None, typer.Option()] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the reply as one JSON line")] = False,
 ) -> None:
     """Send one command and print its outcome (and the seat token for JoinSeat)."""
     settings, url, _ = _setup(quiet=True)
@@ -214,7 +217,7 @@ def send(
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise typer.BadParameter(f"payload: {exc}") from exc
     reply = _run(_call(settings, url, game_id, body, seat=seat, token=token, expected_version=expected_version))
-    _print_reply(reply)
+    _print_reply(reply, as_json)
 
 
 async def _call(settings: Settings, url: str, game_id: str, payload: msgspec.Struct, **kw: Any) -> Any:
@@ -225,27 +228,32 @@ async def _call(settings: Settings, url: str, game_id: str, payload: msgspec.Str
         await client.close()
 
 
-def _print_reply(reply: Any) -> None:
+def _print_reply(reply: Any, as_json: bool = False) -> None:
+    if as_json:
+        sys.stdout.write(msgspec.json.encode(reply).decode() + "\n")
+        return
     o = reply.outcome
     colour = "green" if o.status == "accepted" else "red"
     console.print(f"[{colour}]{o.status}[/] {o.command_type} at version {o.judged_at_version} -> {o.to_version}")
     if o.rule:
         console.print(f"  rule {o.rule}: {o.text}\n  {o.detail}")
     if reply.token:
-        console.print(f"  seat token (keep it secret): {reply.token}")
+        # Never wrapped: scripts cut the token from this line.
+        console.print(f"  seat token (keep it secret): {reply.token}", soft_wrap=True)
 
 
 @app.command()
 def watch(
     game_id: str,
     follow: Annotated[bool, typer.Option(help="keep waiting for new events")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="each event envelope whole, one JSON line each")] = False,
 ) -> None:
     """Tail a game's public stream (what every audience may see)."""
     settings, url, _ = _setup(quiet=True)
-    _run(_watch(settings, url, game_id, follow))
+    _run(_watch(settings, url, game_id, follow, as_json))
 
 
-async def _watch(settings: Settings, url: str, game_id: str, follow: bool) -> None:
+async def _watch(settings: Settings, url: str, game_id: str, follow: bool, as_json: bool = False) -> None:
     client = connect(url)
     stream = Keys(settings.prefix).public(game_id)
     last = "0-0"
@@ -259,8 +267,13 @@ async def _watch(settings: Settings, url: str, game_id: str, follow: bool) -> No
             for entry_id, fields in entries:
                 last = entry_id.decode()
                 env = codec.decode_event(fields[b"data"])
-                payload = json.loads(env.payload)
-                console.print(f"[cyan]{entry_id.decode():>8}[/] [bold]{env.type}[/] {json.dumps(payload)[:160]}")
+                if as_json:
+                    sys.stdout.write(fields[b"data"].decode() + "\n")
+                    sys.stdout.flush()
+                    continue
+                payload = bytes(env.payload).decode()
+                console.print(f"[cyan]{entry_id.decode():>8}[/] [bold]{escape(env.type)}[/] {escape(payload[:160])}",
+                              highlight=False, soft_wrap=True)
                 if env.type == "lifecycle.SeedRevealed" and not follow:
                     break
     await client.aclose()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 
 from games.catalog import GAMES
@@ -25,6 +26,32 @@ def test_with_nothing_configured_or_answering_an_embedded_server_starts(tmp_path
     finally:
         server.stop()
     assert (tmp_path / "redis").is_dir()
+
+
+def test_a_relative_data_folder_works_and_a_second_command_shares_the_running_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, redis_url: str
+) -> None:
+    """The CLI's default data folder is relative (.dicestream); `dicestream new` run while
+    `dicestream up` holds the embedded server must use that server, not start another on the same
+    files."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    unreachable = "redis://127.0.0.1:1/0"
+    url, server = resolve_url(None, Path(".dicestream/redis"), default_url=unreachable)
+    assert server is not None
+    try:
+        assert (tmp_path / ".dicestream/redis/redis.log").is_file()
+        again, second = resolve_url(None, Path(".dicestream/redis"), default_url=unreachable)
+        assert (again, second) == (url, None)
+    finally:
+        server.stop()
+    assert not (tmp_path / ".dicestream/redis/url").exists()
+    # A recorded URL is only trusted if that server keeps its files in this folder (another
+    # server may have taken a dead one's port since).
+    (tmp_path / ".dicestream/redis/url").write_text(redis_url)
+    other, third = resolve_url(None, Path(".dicestream/redis"), default_url=unreachable)
+    assert third is not None and other != redis_url
+    third.stop()
 
 
 def test_the_demo_runs_end_to_end_on_the_embedded_server(tmp_path: Path) -> None:
