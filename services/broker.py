@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -49,6 +50,49 @@ async def ensure_group(client: aredis.Redis, stream: str, group: str, start: str
     except aredis.ResponseError as exc:
         if "BUSYGROUP" not in str(exc):
             raise
+
+
+def keep_groups(client: aredis.Redis, broker: RedisBroker, log: Any, every_s: float = 1.0) -> asyncio.Task[None]:
+    """Watch every consumer-group stream subscriber of `broker` (a started one) and return the
+    watchdog task; cancel it before stopping the broker, or it would restart what stop() stopped.
+
+    FastStream stops a stream subscriber for good when its group vanished (NOGROUP). The watchdog
+    recreates the subscriber's own group from the stream's start, not `$` as FastStream would (so
+    entries added while the group was missing are read too: our readers are idempotent), logs
+    `consumer_group_recreated` on `log` (the service's logger), and starts the subscriber again."""
+    subscribers = [
+        sub for sub in broker.subscribers
+        if (stream := getattr(sub, "stream_sub", None)) is not None and stream.group and stream.consumer
+    ]
+    return asyncio.create_task(_keep_groups(client, subscribers, log, every_s))
+
+
+async def _keep_groups(client: aredis.Redis, subscribers: list[Any], log: Any, every_s: float) -> None:
+    while True:
+        await asyncio.sleep(every_s)
+        for sub in subscribers:
+            if sub.running:
+                continue
+            stream = sub.stream_sub
+            log.warning("consumer_group_recreated", stream=stream.name, group=stream.group)
+            try:
+                await ensure_group(client, stream.name, stream.group)
+                await sub.start()
+            except Exception:
+                log.exception("subscriber_restart_failed", stream=stream.name, group=stream.group)
+
+
+async def stop_task(task: asyncio.Task[None] | None) -> None:
+    """Cancel a service's background task and wait until it is done."""
+    if task is None:
+        return
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise  # the caller itself is being cancelled, not just the task
 
 
 def reclaim_polling_ms(idle_ms: int) -> int:

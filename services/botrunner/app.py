@@ -23,7 +23,7 @@ from contracts.envelope import CommandEnvelope
 from contracts.outcome import ACCEPTED
 from contracts.protocol import GameOver, HostBot, SeatMessage, TurnRequest
 from services.bots import make_bot
-from services.broker import RawEntries, make_broker, raw_decoder, raw_parser
+from services.broker import RawEntries, keep_groups, make_broker, raw_decoder, raw_parser, stop_task
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
@@ -144,6 +144,7 @@ class BotRunnerService:
         self.runner = BotRunner(self.client, self.keys, settings.shards, name=settings.consumer)
         self.broker = make_broker(url)
         self._task: asyncio.Task[None] | None = None
+        self._watchdog: asyncio.Task[None] | None = None
 
         @self.broker.subscriber(
             stream=StreamSub(self.runner.lobby, group="botrunner", consumer=settings.consumer),
@@ -169,9 +170,13 @@ class BotRunnerService:
 
     async def start(self) -> None:
         await self.broker.start()
+        # A lost lobby group (NOGROUP) stops FastStream's subscriber: recreate it from the lobby's
+        # start (a request hosted before is refused by the referee, the seat being taken).
+        self._watchdog = keep_groups(self.client, self.broker, log)
         self._task = asyncio.create_task(self.runner.run())
 
     async def stop(self) -> None:
+        await stop_task(self._watchdog)
         if self._task:
             self._task.cancel()
         await self.broker.stop()

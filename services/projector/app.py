@@ -8,6 +8,7 @@ model, and the stored bus position is written in the same MULTI as the models it
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Iterable
 
@@ -20,7 +21,16 @@ from faststream.redis import StreamSub
 from contracts import codec
 from contracts.bus import notice_game_id
 from games import match as m
-from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
+from services.broker import (
+    RawEntries,
+    ensure_group,
+    keep_groups,
+    make_broker,
+    raw_decoder,
+    raw_parser,
+    reclaim_bus_entries,
+    stop_task,
+)
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
@@ -151,6 +161,7 @@ class ProjectorService:
         self.client: aredis.Redis = connect(url)
         self.projector = Projector(self.client, self.keys, settings.shards, settings.cache_games)
         self.broker = make_broker(url)
+        self._watchdog: asyncio.Task[None] | None = None
         for shard in range(settings.shards):
             self._subscribe(shard)
 
@@ -179,8 +190,11 @@ class ProjectorService:
         for shard in range(self.settings.shards):
             await ensure_group(self.client, self.keys.bus(shard), GROUP)
         await self.broker.start()
+        # A lost group (NOGROUP) stops FastStream's subscribers: recreate it from the bus's start.
+        self._watchdog = keep_groups(self.client, self.broker, log)
         log.info("projector_started", shards=self.settings.shards)
 
     async def stop(self) -> None:
+        await stop_task(self._watchdog)
         await self.broker.stop()
         await self.client.aclose()

@@ -27,7 +27,16 @@ from contracts.protocol import Action, GameOver, TurnRequest
 from contracts.registry import type_name
 from games import match as m
 from services import tokens
-from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_bus_entries
+from services.broker import (
+    RawEntries,
+    ensure_group,
+    keep_groups,
+    make_broker,
+    raw_decoder,
+    raw_parser,
+    reclaim_bus_entries,
+    stop_task,
+)
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.projector.app import Projector
@@ -64,6 +73,7 @@ class TurnService:
         self.broker = make_broker(url)
         self.admin = ""
         self._timer: asyncio.Task[None] | None = None
+        self._watchdog: asyncio.Task[None] | None = None
         for shard in range(settings.shards):
             self._subscribe(shard)
 
@@ -138,10 +148,14 @@ class TurnService:
         for shard in range(self.settings.shards):
             await ensure_group(self.client, self.keys.bus(shard), GROUP, start="$")
         await self.broker.start()
+        # A lost group (NOGROUP) stops FastStream's subscribers: recreate it from the bus's start
+        # (requests already sent are sent again; bots answer a version once, stale deadlines skip).
+        self._watchdog = keep_groups(self.client, self.broker, log)
         self._timer = asyncio.create_task(self._timer_loop())
         log.info("turns_started", shards=self.settings.shards)
 
     async def stop(self) -> None:
+        await stop_task(self._watchdog)
         if self._timer:
             self._timer.cancel()
         await self.broker.stop()
