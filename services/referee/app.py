@@ -6,21 +6,30 @@ engine judges a batch and acks it in its last pipeline. A FastStream subscriber 
 commands left pending by a crashed referee (XAUTOCLAIM after `reclaim_idle_ms`); a command
 delivered `max_deliveries` times goes to the dead-letter stream instead of looping. A lost consumer
 group (NOGROUP) is recreated: by the intake loop itself, and for FastStream subscribers (which stop
-on NOGROUP) by a watchdog.
+on NOGROUP) by the watchdog of services.broker.keep_groups.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-from typing import Any
 
 import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
+from redis.exceptions import NoPermissionError
 
-from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_polling_ms
+from services.broker import (
+    RawEntries,
+    ensure_group,
+    keep_groups,
+    make_broker,
+    raw_decoder,
+    raw_parser,
+    reclaim_polling_ms,
+    stop_task,
+)
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
@@ -46,8 +55,14 @@ async def load_secret(client: aredis.Redis, keys: Keys, configured: str | None) 
 
 
 async def standalone(client: aredis.Redis) -> bool:
-    """A script may write keys of other hash slots only outside Redis Cluster."""
-    info = await client.info("cluster")
+    """A script may write keys of other hash slots only outside Redis Cluster. A user without INFO
+    (it is in @dangerous; deploy/redis/users.acl grants it) gets the mode that is right on both:
+    effects published after the append, one more round trip per batch."""
+    try:
+        info = await client.info("cluster")
+    except NoPermissionError:
+        log.warning("info_denied_assuming_cluster", hint="grant +info to the referee's Redis user")
+        return False
     return not int(info.get("cluster_enabled", 0))
 
 
@@ -58,7 +73,6 @@ class RefereeService:
         self.broker = make_broker(url)
         self.client: aredis.Redis = connect(url)
         self.engine: Referee | None = None
-        self.subscribers: list[Any] = []
         self._watchdog: asyncio.Task[None] | None = None
         self._intake: asyncio.Task[None] | None = None
         for shard in settings.shard_list:
@@ -77,7 +91,6 @@ class RefereeService:
                 decoder=raw_decoder,
                 ack_policy=AckPolicy.MANUAL,
             )
-            self.subscribers.append(judging)
 
             @judging
             async def judge(raw: RawEntries) -> None:
@@ -93,7 +106,6 @@ class RefereeService:
             decoder=raw_decoder,
             ack_policy=AckPolicy.MANUAL,
         )
-        self.subscribers.append(reclaiming)
 
         @reclaiming
         async def reclaim(raw: RawEntries) -> None:
@@ -139,32 +151,14 @@ class RefereeService:
         # (about 6 µs a command; one referee 10.7k -> 11.2k commands/s, medians of 3 rounds). Full
         # collections still run, every ten thousand commands or so.
         gc.set_threshold(*GC_THRESHOLDS)
-        self._watchdog = asyncio.create_task(self._keep_groups())
+        self._watchdog = keep_groups(self.client, self.broker, log)
         log.info(
             "referee_started", shards=list(self.settings.shard_list), consumer=self.settings.consumer,
             intake=self.settings.intake, inline_effects=self.engine.inline_effects,
         )
 
-    async def _keep_groups(self) -> None:
-        """FastStream stops a subscriber whose group vanished (NOGROUP); start it again, which
-        recreates the group (MKSTREAM) before reading."""
-        while True:
-            await asyncio.sleep(1.0)
-            for sub in self.subscribers:
-                if not sub.running:
-                    log.warning("consumer_group_recreated", stream=sub.stream_sub.name)
-                    try:
-                        # From the stream's start, not `$` as FastStream would: commands added
-                        # while the group was missing are read too (duplicates are answered, not
-                        # applied twice).
-                        await ensure_group(self.client, sub.stream_sub.name, GROUP)
-                        await sub.start()
-                    except Exception:
-                        log.exception("subscriber_restart_failed", stream=sub.stream_sub.name)
-
     async def stop(self) -> None:
-        if self._watchdog:
-            self._watchdog.cancel()
+        await stop_task(self._watchdog)
         if self._intake:
             # Cancelling mid-batch is safe: what was not acked stays pending and is reclaimed.
             self._intake.cancel()

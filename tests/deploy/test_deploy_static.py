@@ -8,6 +8,7 @@ end starts a real redis-server with deploy/redis/redis.conf and users.acl when o
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fnmatch
 import json
@@ -507,3 +508,63 @@ def test_redis_loads_conf_and_acl(tmp_path: Path) -> None:
         referee.xadd("ds:game:{g1}:log", {"data": b"{}"})
         with pytest.raises(redis.exceptions.NoPermissionError):
             referee.keys("*")
+
+
+async def test_every_service_runs_a_game_under_its_own_acl_user(tmp_path: Path) -> None:
+    """Each service connects as its users.acl user and a gateway client as `gw`: a game is created,
+    joined and started, its read model written and its first turn requested, with no ACL refusal."""
+    from contracts import lifecycle as lc
+    from dicestream.runtime import build
+    from services.client import Client
+    from services.config import Settings
+    from services.eventstore.keys import Keys
+    from services.redis_conn import connect
+
+    with real_redis(tmp_path) as port:
+        settings = Settings(prefix="ds", shards=2, consumer="acl-test", reclaim_idle_ms=1000, log_level="warning")
+        started = []
+        try:
+            for name in SERVICES:
+                svc = build(name, settings, f"redis://{name}:CHANGE-ME-{name}@127.0.0.1:{port}/0")
+                await svc.start()
+                started.append(svc)
+            gw = Client(connect(f"redis://gw:CHANGE-ME-gw@127.0.0.1:{port}/0"), Keys("ds"), 2, name="gw:acl")
+            reply = await gw.call("g1", lc.CreateGame(game_type="sentient", num_players=2), timeout_s=10)
+            assert reply.outcome.status == "accepted", reply.outcome
+            tokens = []
+            for seat in range(2):
+                joined = await gw.call("g1", lc.JoinSeat(seat=seat, name=f"p{seat}"), seat=seat, timeout_s=10)
+                assert joined.token is not None
+                tokens.append(joined.token)
+            start = await gw.call("g1", lc.StartGame(), seat=0, token=tokens[0], timeout_s=10)
+            assert start.outcome.status == "accepted", start.outcome
+            await gw.close()
+            admin = redis_client(port)
+            deadline = time.monotonic() + 10
+            while not (admin.keys("ds:rm:*:game:g1") and admin.keys("ds:game:{g1}:seat:*")):
+                assert time.monotonic() < deadline, "no read model or turn request written"
+                await asyncio.sleep(0.1)
+            admin.close()
+        finally:
+            for svc in reversed(started):
+                await svc.stop()
+
+
+async def test_a_referee_user_without_info_falls_back_to_publishing_after_the_append(tmp_path: Path) -> None:
+    from services.redis_conn import connect
+    from services.referee.app import standalone
+
+    with real_redis(tmp_path) as port:
+        admin = redis_client(port)
+        admin.acl_setuser("noinfo", enabled=True, passwords=["+pw"], keys=["ds:*"], commands=["+@all", "-@dangerous"])
+        admin.close()
+        for user, password, expected in (("referee", "CHANGE-ME-referee", True), ("noinfo", "pw", False)):
+            client = connect(f"redis://{user}:{password}@127.0.0.1:{port}/0")
+            assert await standalone(client) is expected
+            await client.aclose()
+
+
+def redis_client(port: int) -> Any:
+    import redis
+
+    return redis.Redis(port=port, username="admin", password="CHANGE-ME-admin")
