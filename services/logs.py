@@ -7,11 +7,17 @@ import sys
 
 import structlog
 
+_format = "json"
+
+
+def _renderer(fmt: str) -> structlog.types.Processor:
+    return structlog.processors.JSONRenderer() if fmt == "json" else structlog.dev.ConsoleRenderer()
+
 
 def configure(level: str = "info", fmt: str = "json") -> None:
-    renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer() if fmt == "json" else structlog.dev.ConsoleRenderer()
-    )
+    global _format
+    _format = fmt
+    renderer = _renderer(fmt)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -26,6 +32,25 @@ def configure(level: str = "info", fmt: str = "json") -> None:
     )
     # FastStream logs every message at INFO through stdlib logging; that costs ~13% throughput.
     logging.getLogger("faststream").setLevel(logging.WARNING)
+    handler = logging.getLogger("dicestream.faststream").handlers
+    for h in handler:
+        h.setFormatter(_stdlib_formatter())
+
+
+def _stdlib_formatter() -> logging.Formatter:
+    """FastStream's own (stdlib) log lines, rendered like the services' structlog lines."""
+    return structlog.stdlib.ProcessorFormatter(
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            _renderer(_format),
+        ],
+        foreign_pre_chain=[
+            structlog.stdlib.add_log_level,
+            structlog.stdlib.add_logger_name,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+        ],
+    )
 
 
 def get(name: str) -> structlog.stdlib.BoundLogger:
@@ -39,7 +64,7 @@ def faststream_logger() -> logging.Logger:
     logger.setLevel(logging.WARNING)
     if not logger.handlers:
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s faststream %(message)s"))
+        handler.setFormatter(_stdlib_formatter())
         logger.addHandler(handler)
         logger.propagate = False
     return logger

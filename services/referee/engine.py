@@ -212,17 +212,18 @@ class Referee:
             self._dead(stream, entry_id, fields, f"malformed envelope: {exc}", sink)
             return None
         if not valid_game_id(env.game_id):
-            self._dead(stream, entry_id, fields, f"invalid game id {env.game_id[:120]!r}", sink)
+            self._dead(stream, entry_id, fields, f"invalid game id {env.game_id[:120]!r}", sink, env)
             return None
         if env.reply_to is not None and (
             not env.reply_to.startswith(self.keys.reply_prefix()) or "{" in env.reply_to or len(env.reply_to) > 200
         ):
-            self._dead(stream, entry_id, fields, f"reply_to must be a stream under {self.keys.reply_prefix()}", sink)
+            self._dead(stream, entry_id, fields, f"reply_to must be a stream under {self.keys.reply_prefix()}", sink,
+                       env)
             return None
         digest = hashlib.sha256(data).hexdigest()
         cls = command_type(env.type)
         if cls is None:
-            self._dead(stream, entry_id, fields, f"unknown command type {env.type!r}", sink)
+            self._dead(stream, entry_id, fields, f"unknown command type {env.type!r}", sink, env)
             early = m.rejected("GAME-UNKNOWN-TYPE", env.type)
             return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, early=early)
         try:
@@ -232,9 +233,15 @@ class Referee:
             return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, early=early)
         return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, payload=payload)
 
-    def _dead(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str, sink: Sink) -> None:
+    def _dead(
+        self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str, sink: Sink,
+        env: CommandEnvelope | None = None,
+    ) -> None:
         self.stats["dead"] += 1
-        log.warning("dead_letter", stream=stream, entry_id=entry_id.decode(), reason=reason)
+        # What the envelope said, when it could be read (its game id may be the problem).
+        said = {} if env is None else {"game_id": env.game_id[:120], "command_id": env.command_id[:120],
+                                       "correlation_id": (env.correlation_id or env.command_id)[:120]}
+        log.warning("dead_letter", stream=stream, entry_id=entry_id.decode(), reason=reason, **said)
         record: dict[str, bytes | str] = {"reason": reason, "stream": stream, "entry_id": entry_id}
         for k, v in fields.items():
             record[f"field:{k.decode(errors='replace')}"] = _without_token(v)
@@ -269,7 +276,9 @@ class Referee:
                 except Exception:
                     # A bug or bad data must not sink the batch: this game's commands stay pending,
                     # are redelivered by the reclaimer and dead-lettered after max_deliveries.
-                    log.exception("decide_failed", game_id=game_id, command_id=items[0].env.command_id)
+                    first = items[0].env
+                    log.exception("decide_failed", game_id=game_id, command_id=first.command_id, version=agg.version,
+                                  correlation_id=first.correlation_id or first.command_id)
                     self._evict(game_id)
                     continue
                 if agg.status == m.NEW:
@@ -481,11 +490,18 @@ class Referee:
         o = plan.outcome
         if o.status == ACCEPTED:
             self.stats["accepted"] += 1
+            # Debug only: at the default level this is a no-op, a JSON line per command is not.
+            log.debug(
+                "accepted", game_id=o.game_id, command_id=o.command_id, version=o.to_version,
+                correlation_id=o.correlation_id or o.command_id, type=o.command_type, seat=o.seat,
+                from_version=o.judged_at_version,
+            )
         else:
             self.stats["rejected"] += 1
             log.info(
                 "rejected", game_id=o.game_id, command_id=o.command_id, version=o.judged_at_version,
-                correlation_id=o.correlation_id, type=o.command_type, seat=o.seat, rule=o.rule, detail=o.detail,
+                correlation_id=o.correlation_id or o.command_id, type=o.command_type, seat=o.seat, rule=o.rule,
+                detail=o.detail,
             )
 
     def _publish(self, plan: Planned, sink: Sink) -> None:
