@@ -445,7 +445,11 @@ def projector_rebuild() -> None:
         from services.projector.app import Projector
 
         client = connect(url)
-        n = await Projector(client, Keys(settings.prefix), settings.shards).rebuild_all()
+        with Progress(TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console) as progress:
+            task = progress.add_task("rebuilding read models, games", total=None)
+            n = await Projector(client, Keys(settings.prefix), settings.shards).rebuild_all(
+                lambda done: progress.update(task, completed=done))
         await client.aclose()
         return n
 

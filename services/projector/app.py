@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import msgspec
 import redis.asyncio as aredis
@@ -102,40 +102,56 @@ class Projector:
             self._write(pipe, shard, agg)
         await pipe.execute()
 
-    async def rebuild_all(self) -> int:
-        """Drop every read model and rebuild from the logs (position: the bus as it is now)."""
-        async for key in self.client.scan_iter(match=self.rm.pattern(), count=500):
-            await self.client.delete(key)
+    async def rebuild_all(self, progress: Callable[[int], None] | None = None) -> int:
+        """Rebuild every game's read models from its log (position: the bus as it is now), then
+        drop the models of games that have no log. Models are overwritten in place, so readers
+        never see an empty game list meanwhile. `progress` is told the games rebuilt so far."""
         self.cache.clear()
         positions = {}
         for shard in range(self.shards):
             last = await self.client.xrevrange(self.keys.bus(shard), count=1)
             positions[shard] = last[0][0] if last else b"0-0"
-        count = 0
+        rebuilt: set[str] = set()
         batch: list[str] = []
         async for key in self.client.scan_iter(match=self.keys.log_pattern(), count=500):
             k = key.decode()
             batch.append(k[k.index("{") + 1 : k.rindex("}")])
             if len(batch) >= 200:
-                count += await self._rebuild_batch(batch)
+                rebuilt.update(await self._rebuild_batch(batch))
                 batch = []
-        count += await self._rebuild_batch(batch)
+                if progress is not None:
+                    progress(len(rebuilt))
+        rebuilt.update(await self._rebuild_batch(batch))
+        if progress is not None:
+            progress(len(rebuilt))
+        await self._drop_models_except(rebuilt)
         pipe = self.client.pipeline(transaction=False)
         for shard, p in positions.items():
             pipe.set(self.rm.position(shard), p)
         await pipe.execute()
-        return count
+        return len(rebuilt)
 
-    async def _rebuild_batch(self, game_ids: list[str]) -> int:
+    async def _drop_models_except(self, keep: set[str]) -> None:
+        for shard in range(self.shards):
+            stale = [g for g in await self.client.hkeys(self.rm.games(shard)) if g.decode() not in keep]
+            if stale:
+                await self.client.hdel(self.rm.games(shard), *stale)
+        marker = ":game:"
+        async for key in self.client.scan_iter(match=self.rm.pattern(), count=500):
+            k = key.decode()
+            if marker in k and k[k.index(marker) + len(marker):] not in keep:
+                await self.client.unlink(key)
+
+    async def _rebuild_batch(self, game_ids: list[str]) -> list[str]:
         if not game_ids:
-            return 0
+            return []
         aggs = await self.catch_up(game_ids)
         pipe = self.client.pipeline(transaction=False)
         for agg in aggs:
             self._write(pipe, shard_of(agg.game_id, self.shards), agg)
         await pipe.execute()
         self.cache.clear()
-        return len(aggs)
+        return [agg.game_id for agg in aggs]
 
     async def games(self) -> list[dict[str, object]]:
         out: list[dict[str, object]] = []

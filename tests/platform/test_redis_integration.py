@@ -81,8 +81,16 @@ async def test_full_bot_games_over_the_bus(
         listed = {g["game_id"] for g in await projector.games()}
         assert set(games) <= listed
         await client.delete(*[projector.rm.game(shard_of(g, settings.shards), g) for g in games])
-        assert await projector.rebuild_all() >= len(games)
+        # A model of a game whose log is gone is dropped; the others are rewritten in place.
+        ghost = "ghost-game"
+        await client.hset(projector.rm.games(shard_of(ghost, settings.shards)), ghost, b"{}")
+        await client.set(projector.rm.game(shard_of(ghost, settings.shards), ghost), b"{}")
+        told: list[int] = []
+        assert await projector.rebuild_all(told.append) >= len(games)
+        assert told and told[-1] >= len(games)
         assert {gid: await projector.game(gid) for gid in games} == before
+        assert await projector.game(ghost) is None
+        assert ghost not in {g["game_id"] for g in await projector.games()}
         await cli.close()
 
 
