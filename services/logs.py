@@ -32,9 +32,8 @@ def configure(level: str = "info", fmt: str = "json") -> None:
     )
     # FastStream logs every message at INFO through stdlib logging; that costs ~13% throughput.
     logging.getLogger("faststream").setLevel(logging.WARNING)
-    handler = logging.getLogger("dicestream.faststream").handlers
-    for h in handler:
-        h.setFormatter(_stdlib_formatter())
+    for handler in logging.getLogger("dicestream.faststream").handlers:
+        handler.setFormatter(_stdlib_formatter())
 
 
 def _stdlib_formatter() -> logging.Formatter:
