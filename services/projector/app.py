@@ -132,15 +132,14 @@ class Projector:
         return len(rebuilt)
 
     async def _drop_models_except(self, keep: set[str]) -> None:
+        kept = {self.rm.game(shard_of(g, self.shards), g).encode() for g in keep}
         for shard in range(self.shards):
             stale = [g for g in await self.client.hkeys(self.rm.games(shard)) if g.decode() not in keep]
             if stale:
                 await self.client.hdel(self.rm.games(shard), *stale)
-        marker = ":game:"
-        async for key in self.client.scan_iter(match=self.rm.pattern(), count=500):
-            k = key.decode()
-            if marker in k and k[k.index(marker) + len(marker):] not in keep:
-                await self.client.unlink(key)
+            models = [k async for k in self.client.scan_iter(match=self.rm.game(shard, "*"), count=500)]
+            if gone := [k for k in models if k not in kept]:
+                await self.client.unlink(*gone)
 
     async def _rebuild_batch(self, game_ids: list[str]) -> list[str]:
         if not game_ids:
