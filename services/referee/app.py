@@ -2,11 +2,12 @@
 
 Intake (services/referee/intake.py) is one XREADGROUP over all owned shards; with
 DICESTREAM_INTAKE=faststream it is a FastStream batch subscriber per shard instead. Either way the
-engine judges a batch and acks it in its last pipeline. A FastStream subscriber per shard reclaims
-commands left pending by a crashed referee (XAUTOCLAIM after `reclaim_idle_ms`); a command
-delivered `max_deliveries` times goes to the dead-letter stream instead of looping. A lost consumer
-group (NOGROUP) is recreated: by the intake loop itself, and for FastStream subscribers (which stop
-on NOGROUP) by the watchdog of services.broker.keep_groups.
+engine judges a batch and acks it in its last pipeline. A referee restarted under the same consumer
+name first judges what it had read and not acked (direct intake, see Intake.resume). A FastStream
+subscriber per shard reclaims commands left pending by any crashed referee (XAUTOCLAIM after
+`reclaim_idle_ms`); a command delivered `max_deliveries` times goes to the dead-letter stream
+instead of looping. A lost consumer group (NOGROUP) is recreated: by the intake loop itself, and
+for FastStream subscribers (which stop on NOGROUP) by the watchdog of services.broker.keep_groups.
 """
 
 from __future__ import annotations
@@ -139,6 +140,7 @@ class RefereeService:
             intake = Intake(
                 self.client, [self.keys.intake(i) for i in self.settings.shard_list], GROUP,
                 self.settings.consumer, self.settings.batch, self.engine.handle_many,
+                dead_letter=self.engine.dead_letter, max_deliveries=self.settings.max_deliveries,
             )
             self._intake = asyncio.create_task(intake.run())
         # Everything allocated so far lives for the process: keep it out of the GC's generations

@@ -1,0 +1,208 @@
+"""A referee that dies holding commands: a real process killed with SIGKILL mid-batch, and the
+restart-under-the-same-name path (Intake.resume) that keeps each game's commands in order."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+import pytest
+import redis.asyncio as aredis
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.outcome import Reply
+from dicestream.runtime import running
+from games import match as m
+from services.broker import ensure_group
+from services.client import Client
+from services.config import Settings
+from services.eventstore.keys import Keys, shard_of
+from services.eventstore.redis_store import RedisEventStore
+from services.referee.app import GROUP
+from services.referee.engine import rebuild
+
+pytestmark = pytest.mark.redis
+
+
+class RefereeProcess:
+    """`dicestream serve referee` in its own process, as deployed."""
+
+    def __init__(self, settings: Settings, url: str, consumer: str, reclaim_idle_ms: int) -> None:
+        self.log = Path(tempfile.mkstemp(prefix="referee-", suffix=".log")[1])
+        env = dict(
+            os.environ, REDIS_URL=url, DICESTREAM_PREFIX=settings.prefix, DICESTREAM_SHARDS=str(settings.shards),
+            DICESTREAM_CONSUMER=consumer, DICESTREAM_BATCH=str(settings.batch),
+            DICESTREAM_RECLAIM_IDLE_MS=str(reclaim_idle_ms), DICESTREAM_TOKEN_SECRET=settings.token_secret or "",
+            DICESTREAM_LOG_LEVEL="warning",
+        )
+        with self.log.open("wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "dicestream.cli", "serve", "referee"], env=env,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+            )
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.log.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def processes() -> Iterator[list[RefereeProcess]]:
+    started: list[RefereeProcess] = []
+    yield started
+    for p in started:
+        p.stop()
+
+
+async def pending_of(client: aredis.Redis, streams: list[str], consumer: str) -> int:
+    total = 0
+    for stream in streams:
+        for c in (await client.xpending(stream, GROUP))["consumers"]:
+            if c["name"] in (consumer, consumer.encode()):
+                total += int(c["pending"])
+    return total
+
+
+async def queue_games(cli: Client, games: list[str]) -> list[tuple[str, str]]:
+    """Create a 2-seat game and join both seats, for every game, all queued in one pipeline: each
+    command is only legal after the one before it of the same game."""
+    envs = []
+    for g in games:
+        envs.append(cli.envelope(g, lc.CreateGame(game_type="sentient", num_players=2)))
+        envs += [cli.envelope(g, lc.JoinSeat(seat=s, name=f"p{s}")) for s in range(2)]
+    pipe = cli.redis.pipeline(transaction=False)
+    for env in envs:
+        pipe.xadd(cli.keys.intake(shard_of(env.game_id, cli.shards)), {"data": codec.encode(env)})
+    await pipe.execute()
+    return [(env.game_id, env.command_id) for env in envs]
+
+
+async def kill_mid_batch(cli: Client, doomed: RefereeProcess, streams: list[str], consumer: str) -> int:
+    """SIGKILL the referee once it has answered some commands and still holds others it read;
+    how many it left pending."""
+    deadline = time.monotonic() + 60
+    while not (await cli.redis.xlen(cli.reply_to) and await pending_of(cli.redis, streams, consumer)):
+        assert doomed.proc.poll() is None, doomed.log.read_text()
+        assert time.monotonic() < deadline, "the referee never answered a command"
+    doomed.kill()
+    return await pending_of(cli.redis, streams, consumer)
+
+
+async def outcomes(cli: Client, sent: list[tuple[str, str]]) -> dict[str, Reply]:
+    return {cid: await cli.wait(cid, timeout_s=60) for _, cid in sent}
+
+
+@pytest.mark.parametrize("rescue", ["restart-same-name", "another-referee"])
+async def test_a_referee_killed_mid_batch_loses_no_command(
+    settings: Settings, redis_url: str, client: aredis.Redis, processes: list[RefereeProcess], rescue: str
+) -> None:
+    keys = Keys(settings.prefix)
+    streams = [keys.intake(s) for s in range(settings.shards)]
+    for stream in streams:
+        await ensure_group(client, stream, GROUP)
+    cli = Client(client, keys, settings.shards)
+    games = [f"crash-{i}" for i in range(150)]
+    sent = await queue_games(cli, games)
+
+    doomed = RefereeProcess(settings, redis_url, "doomed", reclaim_idle_ms=60_000)
+    processes.append(doomed)
+    left = await kill_mid_batch(cli, doomed, streams, "doomed")
+    answered = await client.xlen(cli.reply_to)
+    assert left > 0 and answered > 0, "not killed mid-batch"
+
+    if rescue == "restart-same-name":
+        # No reclaiming within the test: only resuming its own pending entries can recover them.
+        processes.append(RefereeProcess(settings, redis_url, "doomed", reclaim_idle_ms=60_000))
+        got = await outcomes(cli, sent)
+    else:
+        async with running(msgspec.structs.replace(settings, consumer="rescuer"), redis_url, ("referee",)):
+            got = await outcomes(cli, sent)
+
+    assert set(got) == {cid for _, cid in sent}
+    assert await pending_of(client, streams, "doomed") == 0
+    store = RedisEventStore(client, keys)
+    for game_id in games:
+        log = await store.read(game_id)
+        agg = rebuild(game_id, log)  # refuses a log with a gap or a repeated version
+        mine = [cid for g, cid in sent if g == game_id]
+        # At most one recorded outcome per command, whoever judged it and however often it was
+        # delivered; every accepted command among them.
+        audited = [msgspec.json.decode(o)["command_id"] for o in await store.audit(game_id)]
+        accepted = [cid for cid in mine if got[cid].outcome.status == "accepted"]
+        assert len(audited) == len(set(audited)) and set(accepted) <= set(audited) <= set(mine)
+        assert agg.version == len(accepted)  # create and join each append one event
+        if rescue == "restart-same-name":
+            # Its own pending commands came first, so every game's commands kept their order.
+            assert sorted(audited) == sorted(mine)
+            assert len(accepted) == 3 and agg.status == m.OPEN, (game_id, agg.status)
+        else:
+            # Another referee reads what was never delivered before it reclaims what the dead one
+            # held, so a join can overtake its game's creation: it is refused, and (the game not
+            # existing yet) answered without writing anything. Nothing else is lost.
+            refused = {got[c].outcome.rule for c in mine if c not in accepted}
+            assert refused <= {"GAME-NOT-FOUND"}, refused
+    await cli.close()
+
+
+async def _read_without_acking(client: aredis.Redis, stream: str, consumer: str, times: int) -> None:
+    for _ in range(times):
+        await client.xreadgroup(GROUP, consumer, {stream: "0" if _ else ">"}, count=100)
+
+
+async def test_a_restarted_referee_judges_its_own_pending_commands_before_newer_ones(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    keys = Keys(settings.prefix)
+    settings = msgspec.structs.replace(settings, consumer="referee-0", reclaim_idle_ms=60_000)
+    stream = keys.intake(shard_of("ordered", settings.shards))
+    await ensure_group(client, stream, GROUP)
+    cli = Client(client, keys, settings.shards)
+    first = [await cli.send("ordered", lc.CreateGame(game_type="sentient", num_players=2)),
+             await cli.send("ordered", lc.JoinSeat(seat=0, name="a"))]
+    await _read_without_acking(client, stream, "referee-0", 1)  # then it crashed
+    later = await cli.send("ordered", lc.JoinSeat(seat=1, name="b"))  # arrives while it is down
+    async with running(settings, redis_url, ("referee",)) as run:
+        replies = [await cli.wait(c, timeout_s=10) for c in [*first, later]]
+        assert run.referee._intake is not None
+    assert [r.outcome.status for r in replies] == ["accepted"] * 3
+    assert [r.outcome.judged_at_version for r in replies] == [0, 1, 2]
+    assert (await client.xpending(stream, GROUP))["pending"] == 0
+
+
+async def test_a_pending_command_delivered_too_often_is_dead_lettered_on_restart(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    """A command that crashed the referee each time it was judged must not crash it forever."""
+    keys = Keys(settings.prefix)
+    settings = msgspec.structs.replace(settings, consumer="referee-0", reclaim_idle_ms=60_000)
+    stream = keys.intake(shard_of("poison", settings.shards))
+    await ensure_group(client, stream, GROUP)
+    cli = Client(client, keys, settings.shards)
+    poison = await cli.send("poison", lc.CreateGame(game_type="sentient", num_players=2))
+    await _read_without_acking(client, stream, "referee-0", settings.max_deliveries)
+    async with running(settings, redis_url, ("referee",)):
+        fine = await cli.call("fine", lc.CreateGame(game_type="sentient", num_players=2), timeout_s=10)
+        assert fine.outcome.status == "accepted"
+    letters = await client.xrange(keys.dead_letter)
+    assert [f[b"reason"] for _, f in letters] == [f"failed {settings.max_deliveries} deliveries".encode()]
+    assert poison.encode() in letters[0][1][b"field:data"]
+    assert (await client.xpending(stream, GROUP))["pending"] == 0
+    assert await RedisEventStore(client, keys).read("poison") == []
