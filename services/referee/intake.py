@@ -80,7 +80,9 @@ class Intake:
             after = "0"
             while True:
                 try:
-                    got = await self.client.xreadgroup(self.group, self.consumer, {stream: after}, count=self.batch)
+                    got: list[tuple[bytes, Entries]] = await self.client.xreadgroup(  # type: ignore[assignment]
+                        self.group, self.consumer, {stream: after}, count=self.batch,
+                    )
                 except ResponseError as exc:
                     if "NOGROUP" not in str(exc):
                         raise
