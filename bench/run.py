@@ -33,7 +33,16 @@ from bench.harness import (
     start_workers,
     stop_workers,
 )
-from bench.sections import build_replay_logs, latency, quiet_gc, replay, soak, throughput, xadd_baseline
+from bench.sections import (
+    build_replay_logs,
+    latency,
+    quiet_gc,
+    relay_floor,
+    replay,
+    soak,
+    throughput,
+    xadd_baseline,
+)
 from dicestream.loop import run as run_loop
 from services.config import Settings
 from services.eventstore.keys import Keys
@@ -199,8 +208,12 @@ async def _main(url: str, settings: Settings, sizes: Sizes, repeats: int, consol
         await cpool.prepare(sizes.latency_games, workers)
         quiet_gc()
         stats_c = Stats()
-        c_runs = [await latency(cpool, workers, sizes.latency_rate, sizes.latency_seconds, stats_c, redis_pid)
-                  for _ in range(repeats)]
+        # (c0) alternates with (c): the same pace through a worker that judges nothing.
+        c_runs, c0_runs = [], []
+        for _ in range(repeats):
+            c_runs.append(await latency(cpool, workers, sizes.latency_rate, sizes.latency_seconds, stats_c, redis_pid))
+            c0_runs.append(await relay_floor(r, url, keys, sizes.latency_rate, sizes.latency_seconds))
+        out["c0_relay"] = {"runs": c0_runs, "p50_ms": _med(c0_runs, "p50_ms"), "p99_ms": _med(c0_runs, "p99_ms")}
         out["c_latency"] = {"runs": c_runs, "p50_ms": _med(c_runs, "p50_ms"), "p99_ms": _med(c_runs, "p99_ms"),
                             "offered_per_s": _med(c_runs, "offered_per_s"), "outcomes": stats_c.as_dict(),
                             "others_cpu_share": _med(c_runs, "others_cpu_share"),
@@ -265,6 +278,16 @@ def _ratios(out: dict[str, Any]) -> dict[str, Any]:
         "latency_p99_vs_paced_xadd_rtt": c["p99_ms"] * 1e3 / a["paced_xadd_rtt_p99_us"],
         "replay_events_per_s": out["d_replay"]["events_per_s"],
     }
+    c0 = out.get("c0_relay")
+    if c0:
+        # Context, not targets: the floor any worker between two streams has here, and what the
+        # referee adds to it.
+        ratios |= {
+            "relay_p50_vs_xadd_rtt": c0["p50_ms"] / rtt_ms,
+            "relay_p99_vs_xadd_rtt": c0["p99_ms"] / rtt_ms,
+            "latency_p50_vs_relay": c["p50_ms"] / c0["p50_ms"],
+            "latency_p99_vs_relay": c["p99_ms"] / c0["p99_ms"],
+        }
     met = {
         "one_referee_vs_awaited_xadd": ratios["one_referee_vs_awaited_xadd"] >= TARGETS["one_referee_vs_awaited_xadd"],
         "latency_p50_vs_xadd_rtt": ratios["latency_p50_vs_xadd_rtt"] <= TARGETS["latency_p50_vs_xadd_rtt"],
@@ -326,6 +349,12 @@ def _report(out: dict[str, Any], console: Console) -> None:
               f"{ratios['latency_p99_vs_xadd_rtt']:.1f}x RTT ({ratios['latency_p99_vs_paced_xadd_rtt']:.1f}x paced)",
               f"<= {TARGETS['latency_p99_vs_xadd_rtt']:.0f}x",
               ok("latency_p99_vs_xadd_rtt"))
+    c0 = out.get("c0_relay")
+    if c0:
+        t.add_row("(c0) null relay p50 / p99 at the same pace", f"{_fmt(c0['p50_ms'])} / {_fmt(c0['p99_ms'], ' ms')}",
+                  runs(c0, "p50_ms"),
+                  f"{ratios['relay_p50_vs_xadd_rtt']:.1f}x / {ratios['relay_p99_vs_xadd_rtt']:.1f}x RTT",
+                  f"(c) is {ratios['latency_p50_vs_relay']:.1f}x / {ratios['latency_p99_vs_relay']:.1f}x", "")
     sched = c.get("sched_us_per_command") or {}
     if sched:
         procs = [n for n in ("referee", "redis", "bench") if n in sched]
@@ -357,10 +386,12 @@ def _report(out: dict[str, Any], console: Console) -> None:
     env = out["env"]
     console.print(f"load average at start {' '.join(env['loadavg_start'])}, at end {' '.join(env['loadavg_end'])} "
                   f"on {env['cpus']} CPUs (other processes skew every figure)")
+    floor = (f", null relay p50 {ratios['relay_p50_vs_xadd_rtt']:.1f}x p99 {ratios['relay_p99_vs_xadd_rtt']:.1f}x"
+             if c0 else "")
     console.print(
         f"ratios: (b) {ratios['one_referee_vs_awaited_xadd']:.2f}x (1 proc), "
         f"{ratios['two_referees_vs_awaited_xadd']:.2f}x (2 procs) of awaited XADD/s; "
         f"(c) p50 {ratios['latency_p50_vs_xadd_rtt']:.1f}x, p99 {ratios['latency_p99_vs_xadd_rtt']:.1f}x "
-        f"one XADD round trip ({a['awaited_xadd_rtt_p50_us']:.0f} µs); "
+        f"one XADD round trip ({a['awaited_xadd_rtt_p50_us']:.0f} µs){floor}; "
         f"(d) {d['events_per_s']:,.0f} events/s; total {out['seconds']} s"
     )

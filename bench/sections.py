@@ -8,6 +8,8 @@ import math
 import os
 import random
 import statistics
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Sequence
@@ -26,6 +28,7 @@ from services import tokens
 from services.client import Client
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
+from services.redis_conn import connect
 from services.referee.engine import Referee, rebuild
 from services.referee.sink import MemorySink
 
@@ -216,6 +219,56 @@ async def latency(
         "sched_us_per_command": meter.per_command(len(schedule)),
         "redis_service": served_per_command(served, served_after, len(schedule)),
     }
+
+
+async def relay_floor(r: aredis.Redis, url: str, keys: Keys, rate: float, seconds: float) -> dict[str, Any]:
+    """(c0): (c)'s paced sends and reply reading, through bench.relay, a worker that judges nothing.
+    What is left between (c) and this is the referee's own work; what is left between this and an
+    awaited XADD is the two extra hops and wake-ups that any worker between two streams adds."""
+    intake, out = f"{keys.prefix}:relay:in", f"{keys.prefix}:relay:out"
+    proc = subprocess.Popen([sys.executable, "-m", "bench.relay", url, intake, out], stdin=subprocess.DEVNULL)
+    reader = connect(url)
+    try:
+        data = sample_command(keys)
+        n = int(rate * seconds)
+        warm = 200
+        seen: dict[int, float] = {}
+
+        async def read() -> None:
+            last: bytes | str = "0-0"
+            while len(seen) < warm + n:
+                if proc.poll() is not None:
+                    raise BenchError(f"bench.relay exited with {proc.returncode}")
+                got = await reader.xread({out: last}, count=5000, block=1000)
+                now = time.perf_counter()
+                for _, entries in got or ():
+                    for _, fields in entries:
+                        seen[int(fields[b"data"].split(b":", 1)[0])] = now
+                    last = entries[-1][0]
+
+        reading = asyncio.create_task(read())
+        for k in range(warm):  # the relay's group, connection and loop, before timing
+            await r.xadd(intake, {"data": b"%d:" % k + data})
+        while len(seen) < warm and not reading.done():
+            await asyncio.sleep(0.01)
+        sent: dict[int, float] = {}
+        period = 1.0 / rate
+        clock = time.perf_counter
+        start = clock() + 0.01
+        for k in range(warm, warm + n):
+            delay = start + (k - warm) * period - clock()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            sent[k] = clock()
+            await r.xadd(intake, {"data": b"%d:" % k + data})
+        await asyncio.wait_for(reading, 30.0)
+        lat = [seen[k] - t for k, t in sent.items()]
+    finally:
+        proc.kill()
+        proc.wait(5)
+        await reader.aclose()
+        await r.delete(intake, out)
+    return {"commands": n, "p50_ms": percentile(lat, 50) * 1e3, "p99_ms": percentile(lat, 99) * 1e3}
 
 
 # What a command costs Redis on (c)'s path: the client's XADD, the referee's blocked read being

@@ -9,7 +9,8 @@ import pytest
 import redis.asyncio as aredis
 
 from bench.harness import CpuMeter, command_stats, sched_ns
-from bench.sections import served_per_command
+from bench.sections import relay_floor, served_per_command
+from services.eventstore.keys import Keys
 
 
 def _spin(seconds: float) -> None:
@@ -66,3 +67,14 @@ async def test_command_stats_reads_the_servers_counts(client: aredis.Redis, pref
     after = await command_stats(client)
     assert after["xadd"][0] - before.get("xadd", (0, 0))[0] >= 3
     assert after["xadd"][1] >= before.get("xadd", (0, 0))[1]
+
+
+@pytest.mark.redis
+async def test_the_null_relay_floor_relays_every_command_and_cleans_up(
+    client: aredis.Redis, prefix: str, redis_url: str
+) -> None:
+    keys = Keys(prefix)
+    got = await relay_floor(client, redis_url, keys, rate=400.0, seconds=0.5)
+    assert got["commands"] == 200
+    assert 0 < got["p50_ms"] <= got["p99_ms"] < 1000
+    assert [k async for k in client.scan_iter(match=f"{prefix}:relay:*")] == []
