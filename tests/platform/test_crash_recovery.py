@@ -1,8 +1,10 @@
-"""A referee that dies holding commands: a real process killed with SIGKILL mid-batch, and the
-restart-under-the-same-name path (Intake.resume) that keeps each game's commands in order."""
+"""Services that die holding messages: a real referee process killed with SIGKILL mid-batch, the
+restart-under-the-same-name path (Intake.resume) that keeps each game's commands in order, and bus
+notices a dead projector held."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -26,6 +28,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from services.projector.app import GROUP as PROJECTOR_GROUP
 from services.referee.app import GROUP
 from services.referee.engine import rebuild
 
@@ -206,3 +209,30 @@ async def test_a_pending_command_delivered_too_often_is_dead_lettered_on_restart
     assert poison.encode() in letters[0][1][b"field:data"]
     assert (await client.xpending(stream, GROUP))["pending"] == 0
     assert await RedisEventStore(client, keys).read("poison") == []
+
+
+async def test_bus_entries_a_dead_projector_held_are_reclaimed_and_projected(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    keys = Keys(settings.prefix)
+    bus = keys.bus(shard_of("seen-late", settings.shards))
+    for shard in range(settings.shards):
+        await ensure_group(client, keys.bus(shard), PROJECTOR_GROUP)
+    cli = Client(client, keys, settings.shards)
+    async with running(settings, redis_url, ("referee",)):
+        created = await cli.call("seen-late", lc.CreateGame(game_type="sentient", num_players=2))
+    # A projector read the game's notice, then died before projecting and acking it.
+    got = await client.xreadgroup(PROJECTOR_GROUP, "dead-projector", {bus: ">"}, count=10)
+    assert len(got[0][1]) == 1
+    async with running(settings, redis_url, ("projector",)) as run:
+
+        async def projected() -> bool:
+            state = await run.projector.projector.game("seen-late")
+            return state is not None and state["summary"]["version"] == created.outcome.to_version
+
+        deadline = time.monotonic() + 20
+        while not await projected():
+            assert time.monotonic() < deadline, "the held notice was never reclaimed"
+            await asyncio.sleep(0.05)
+    assert (await client.xpending(bus, PROJECTOR_GROUP))["pending"] == 0
+    await cli.close()
