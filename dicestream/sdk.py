@@ -39,11 +39,14 @@ async def play_seat(
     start: bool = False,
     game_type: str = "sentient",
     timeout_s: float = 600.0,
+    client_name: str = "sdk",
 ) -> GameOver:
     """Join `seat` of `game_id` and play it to the end; `start=True` also starts the game (once
-    every seat is joined)."""
+    every seat is joined). Outcomes come back on `<prefix>:reply:<client_name>:<game>-<seat>-…`:
+    behind Redis ACLs, use the name your user may read (`gw` in deploy/redis/users.acl), since
+    that stream carries the seat token."""
     client = connect(redis_url)
-    runner = BotRunner(client, Keys(prefix), shards, name=f"sdk-{game_id}-{seat}")
+    runner = BotRunner(client, Keys(prefix), shards, name=f"{client_name}:{game_id}-{seat}")
     task = asyncio.create_task(runner.run())
     try:
         if not await runner.host(HostBot(game_id=game_id, seat=seat, kind="sdk", game_type=game_type,

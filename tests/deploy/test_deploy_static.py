@@ -550,6 +550,43 @@ async def test_every_service_runs_a_game_under_its_own_acl_user(tmp_path: Path) 
                 await svc.stop()
 
 
+async def test_sdk_bots_play_a_whole_game_as_the_gateway_user(tmp_path: Path) -> None:
+    """A bot author's SDK behind the shipped ACLs: as `gw`, two bots join, start and finish a game
+    (reply streams named inside `ds:reply:gw:*`, seat streams read, commands written)."""
+    from contracts import lifecycle as lc
+    from dicestream import sdk
+    from dicestream.runtime import build
+    from services.client import Client
+    from services.config import Settings
+    from services.eventstore.keys import Keys
+    from services.redis_conn import connect
+
+    class FirstLegal(sdk.Bot):
+        def choose_action(self, view: dict[str, Any], legal: list[sdk.Action], seat: int) -> sdk.Action:
+            return legal[0]
+
+    with real_redis(tmp_path) as port:
+        settings = Settings(prefix="ds", shards=2, consumer="acl-sdk", reclaim_idle_ms=1000, log_level="warning")
+        gw_url = f"redis://gw:CHANGE-ME-gw@127.0.0.1:{port}/0"
+        started = []
+        try:
+            for name in ("referee", "turns"):
+                svc = build(name, settings, f"redis://{name}:CHANGE-ME-{name}@127.0.0.1:{port}/0")
+                await svc.start()
+                started.append(svc)
+            gw = Client(connect(gw_url), Keys("ds"), 2, name="gw:host")
+            created = await gw.call("sdk1", lc.CreateGame(game_type="sentient", num_players=2), timeout_s=10)
+            assert created.outcome.status == "accepted", created.outcome
+            bots = [sdk.play_seat(FirstLegal(), "sdk1", seat, redis_url=gw_url, shards=2, start=seat == 1,
+                                  client_name="gw", timeout_s=90) for seat in range(2)]
+            results = await asyncio.wait_for(asyncio.gather(*bots), 120)
+            assert results[0].scores == results[1].scores and len(results[0].scores) == 2
+            await gw.close()
+        finally:
+            for svc in reversed(started):
+                await svc.stop()
+
+
 async def test_a_referee_user_without_info_falls_back_to_publishing_after_the_append(tmp_path: Path) -> None:
     from services.redis_conn import connect
     from services.referee.app import standalone
