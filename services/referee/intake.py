@@ -51,7 +51,16 @@ class Intake:
         self._backoff = 0.1
 
     async def run(self) -> None:
-        await self.resume()
+        while True:
+            try:
+                await self.resume()
+                break
+            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+                # Not skipped: judging newer commands first is what resuming exists to prevent.
+                log.warning("resume_failed", error=str(exc), retry_in_s=self._backoff)
+                await asyncio.sleep(self._backoff)
+                self._backoff = min(self._backoff * 2, 5.0)
+        self._backoff = 0.1
         # The next read is sent as soon as a batch arrives, so that Redis gathers the next batch
         # while this one is judged; batches are still handled one after the other, in order.
         reading = asyncio.ensure_future(self._read())

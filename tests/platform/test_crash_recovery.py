@@ -236,3 +236,33 @@ async def test_bus_entries_a_dead_projector_held_are_reclaimed_and_projected(
             await asyncio.sleep(0.05)
     assert (await client.xpending(bus, PROJECTOR_GROUP))["pending"] == 0
     await cli.close()
+
+
+async def test_resuming_waits_out_a_redis_that_is_not_answering_yet() -> None:
+    """The intake task must not die before its first read: it retries, then reads."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from services.referee.intake import Intake
+
+    class Flaky:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def xreadgroup(self, *args: object, **kw: object) -> list[object]:
+            self.calls += 1
+            if self.calls <= 2:
+                raise RedisConnectionError("not yet")
+            if kw.get("block") is not None:
+                await asyncio.sleep(3600)
+            return []
+
+    flaky = Flaky()
+    intake = Intake(flaky, ["s"], GROUP, "c", 10, handle=None)  # type: ignore[arg-type]
+    intake._backoff = 0.01
+    task = asyncio.create_task(intake.run())
+    deadline = time.monotonic() + 5
+    while flaky.calls < 4:  # two failures, the resume read, then the first blocking read
+        assert not task.done(), task.exception()
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.01)
+    task.cancel()
