@@ -165,26 +165,30 @@ async def test_a_referee_killed_mid_batch_loses_no_command(
     await cli.close()
 
 
-async def _read_without_acking(client: aredis.Redis, stream: str, consumer: str, times: int) -> None:
-    for _ in range(times):
-        await client.xreadgroup(GROUP, consumer, {stream: "0" if _ else ">"}, count=100)
+async def held_by_referee_0(
+    settings: Settings, client: aredis.Redis, game_id: str, payloads: list[msgspec.Struct], deliveries: int = 1,
+) -> tuple[Settings, str, Client, list[str]]:
+    """`payloads` sent to `game_id`, then read `deliveries` times by consumer referee-0 and never
+    acked (it crashed); the settings of a referee-0 that will not reclaim within a test."""
+    keys = Keys(settings.prefix)
+    stream = keys.intake(shard_of(game_id, settings.shards))
+    await ensure_group(client, stream, GROUP)
+    cli = Client(client, keys, settings.shards)
+    sent = [await cli.send(game_id, p) for p in payloads]
+    for i in range(deliveries):
+        await client.xreadgroup(GROUP, "referee-0", {stream: "0" if i else ">"}, count=100)
+    return msgspec.structs.replace(settings, consumer="referee-0", reclaim_idle_ms=60_000), stream, cli, sent
 
 
 async def test_a_restarted_referee_judges_its_own_pending_commands_before_newer_ones(
     settings: Settings, redis_url: str, client: aredis.Redis
 ) -> None:
-    keys = Keys(settings.prefix)
-    settings = msgspec.structs.replace(settings, consumer="referee-0", reclaim_idle_ms=60_000)
-    stream = keys.intake(shard_of("ordered", settings.shards))
-    await ensure_group(client, stream, GROUP)
-    cli = Client(client, keys, settings.shards)
-    first = [await cli.send("ordered", lc.CreateGame(game_type="sentient", num_players=2)),
-             await cli.send("ordered", lc.JoinSeat(seat=0, name="a"))]
-    await _read_without_acking(client, stream, "referee-0", 1)  # then it crashed
+    settings, stream, cli, first = await held_by_referee_0(
+        settings, client, "ordered", [lc.CreateGame(game_type="sentient", num_players=2), lc.JoinSeat(seat=0, name="a")]
+    )
     later = await cli.send("ordered", lc.JoinSeat(seat=1, name="b"))  # arrives while it is down
-    async with running(settings, redis_url, ("referee",)) as run:
+    async with running(settings, redis_url, ("referee",)):
         replies = [await cli.wait(c, timeout_s=10) for c in [*first, later]]
-        assert run.referee._intake is not None
     assert [r.outcome.status for r in replies] == ["accepted"] * 3
     assert [r.outcome.judged_at_version for r in replies] == [0, 1, 2]
     assert (await client.xpending(stream, GROUP))["pending"] == 0
@@ -195,12 +199,9 @@ async def test_a_pending_command_delivered_too_often_is_dead_lettered_on_restart
 ) -> None:
     """A command that crashed the referee each time it was judged must not crash it forever."""
     keys = Keys(settings.prefix)
-    settings = msgspec.structs.replace(settings, consumer="referee-0", reclaim_idle_ms=60_000)
-    stream = keys.intake(shard_of("poison", settings.shards))
-    await ensure_group(client, stream, GROUP)
-    cli = Client(client, keys, settings.shards)
-    poison = await cli.send("poison", lc.CreateGame(game_type="sentient", num_players=2))
-    await _read_without_acking(client, stream, "referee-0", settings.max_deliveries)
+    settings, stream, cli, (poison,) = await held_by_referee_0(
+        settings, client, "poison", [lc.CreateGame(game_type="sentient", num_players=2)], settings.max_deliveries
+    )
     async with running(settings, redis_url, ("referee",)):
         fine = await cli.call("fine", lc.CreateGame(game_type="sentient", num_players=2), timeout_s=10)
         assert fine.outcome.status == "accepted"
