@@ -47,7 +47,6 @@ class Intake:
         self.dead_letter = dead_letter
         self.max_deliveries = max_deliveries
         self.reads = 0
-        self.resumed = 0
         self._backoff = 0.1
 
     async def run(self) -> None:
@@ -100,7 +99,6 @@ class Intake:
                 if not entries:
                     break
                 after = _text(entries[-1][0])
-                self.resumed += len(entries)
                 log.warning("resuming_pending", stream=stream, consumer=self.consumer, commands=len(entries))
                 entries = await self._without_poison(stream, entries)
                 if entries:
