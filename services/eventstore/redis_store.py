@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from importlib.resources import files
 from typing import Any
 
-import redis.asyncio as aredis
 from redis.exceptions import NoScriptError
 
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendRequest, AppendResult
 from services.eventstore.keys import Keys
+from services.redis_conn import AnyRedis, is_cluster, sibling
 
 _APPEND = files("services.eventstore").joinpath("append.lua").read_text()
 
@@ -32,16 +33,29 @@ def _key_index(keys: list[str], stream: str) -> int:
 
 
 class RedisEventStore:
-    def __init__(self, client: aredis.Redis, keys: Keys) -> None:
+    def __init__(self, client: AnyRedis, keys: Keys) -> None:
         self.client = client
         self.keys = keys
-        # Same connections, but XRANGE replies left as hiredis returns them ([id, [field, value]]):
-        # redis-py's parser turns every entry into a tuple and a dict in Python, which measured
-        # about half of reading a log here.
-        self._reader = aredis.Redis(connection_pool=client.connection_pool)
-        self._reader.set_response_callback("XRANGE", _raw)
+        self.cluster = is_cluster(client)
+        self._raw_reader: AnyRedis | None = None
         # EVALSHA directly: redis-py's Script objects add a SCRIPT EXISTS round trip per pipeline.
         self._sha = hashlib.sha1(_APPEND.encode()).hexdigest()
+
+    @property
+    def _reader(self) -> AnyRedis:
+        """XRANGE replies left as hiredis returns them ([id, [field, value]]): redis-py's parser
+        turns every entry into a tuple and a dict in Python, which measured about half of reading a
+        log here. A standalone reader shares the client's connections; a cluster one has its own."""
+        if self._raw_reader is None:
+            self._raw_reader = sibling(self.client)
+            self._raw_reader.set_response_callback("XRANGE", _raw)
+        return self._raw_reader
+
+    async def close(self) -> None:
+        """Close what the store opened itself (a cluster reader), not the client it was given."""
+        if self._raw_reader is not None and self.cluster:
+            await self._raw_reader.aclose()
+        self._raw_reader = None
 
     async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
         if not requests:
@@ -79,22 +93,31 @@ class RedisEventStore:
         return out
 
     async def _run(self, calls: list[tuple[Any, ...]]) -> list[Any]:
-        pipe = self.client.pipeline(transaction=False)
-        for call in calls:
-            pipe.evalsha(self._sha, *call)
-        replies: list[Any] = await pipe.execute(raise_on_error=False)
+        replies = await self._evalsha_many(calls)
         missing = [i for i, r in enumerate(replies) if isinstance(r, NoScriptError)]
         if missing:
             # A script cache flush (restart, failover) answers NOSCRIPT without running anything.
+            # On a cluster SCRIPT LOAD goes to every primary.
             await self.client.script_load(_APPEND)
-            pipe = self.client.pipeline(transaction=False)
-            for i in missing:
-                pipe.evalsha(self._sha, *calls[i])
-            for i, r in zip(missing, await pipe.execute(raise_on_error=False), strict=True):
+            for i, r in zip(missing, await self._evalsha_many([calls[i] for i in missing]), strict=True):
                 replies[i] = r
         for r in replies:
             if isinstance(r, Exception):
                 raise r
+        return replies
+
+    async def _evalsha_many(self, calls: list[tuple[Any, ...]]) -> list[Any]:
+        """One round trip on a standalone Redis. A cluster pipeline refuses EVALSHA, so there every
+        call is sent at once on its own and routed by its keys (one game's, one slot); the calls
+        of one game stay in order because a chain of one game is always a single call."""
+        if self.cluster:
+            return list(
+                await asyncio.gather(*(self.client.evalsha(self._sha, *c) for c in calls), return_exceptions=True)
+            )
+        pipe = self.client.pipeline(transaction=False)
+        for call in calls:
+            pipe.evalsha(self._sha, *call)
+        replies: list[Any] = await pipe.execute(raise_on_error=False)
         return replies
 
     async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:
