@@ -142,8 +142,11 @@ class CpuMeter:
     def per_command(self, commands: int) -> dict[str, list[float]]:
         """{process: [µs on a CPU, µs waiting for one]} per command, from the last start/stop."""
         d = self.used
-        return {name: [d[f"{name}_run_s"] / commands * 1e6, d[f"{name}_wait_s"] / commands * 1e6]
-                for name in ("referee", "redis", "bench") if f"{name}_run_s" in d}
+        return {
+            name: [d[f"{name}_run_s"] / commands * 1e6, d[f"{name}_wait_s"] / commands * 1e6]
+            for name in ("referee", "redis", "bench")
+            if f"{name}_run_s" in d
+        }
 
 
 class Worker:
@@ -205,8 +208,10 @@ class Worker:
                         waiting.discard(shard)
             if waiting:
                 if time.monotonic() > deadline:
-                    raise BenchError(f"referee worker {self.pid}: no consumer group on shards {sorted(waiting)} "
-                                     f"after {timeout_s:.0f}s:\n{self.log_tail()}")
+                    raise BenchError(
+                        f"referee worker {self.pid}: no consumer group on shards {sorted(waiting)} "
+                        f"after {timeout_s:.0f}s:\n{self.log_tail()}"
+                    )
                 await asyncio.sleep(0.05)
         total = int(self.total_shards)
         probes = []
@@ -224,8 +229,9 @@ class Worker:
         try:
             await replies.wait(timeout_s, [self])
         except BenchError as exc:
-            raise BenchError(f"referee worker {self.pid} not answering on shards {self.own}: {exc}\n"
-                             f"{self.log_tail()}") from exc
+            raise BenchError(
+                f"referee worker {self.pid} not answering on shards {self.own}: {exc}\n{self.log_tail()}"
+            ) from exc
         replies.take(e.command_id for e in envs)
 
     def stop(self, timeout_s: float = 15.0) -> None:
@@ -384,8 +390,12 @@ class Stats:
                 self.rules[key] = self.rules.get(key, 0) + 1
 
     def as_dict(self) -> dict[str, object]:
-        return {"accepted": self.accepted, "rejected": self.rejected,
-                "version_mismatch": self.version_mismatch, "rejection_rules": self.rules}
+        return {
+            "accepted": self.accepted,
+            "rejected": self.rejected,
+            "version_mismatch": self.version_mismatch,
+            "rejection_rules": self.rules,
+        }
 
 
 class Pool:

@@ -88,16 +88,30 @@ async def run(games: int, waves: int, py_spy: str, top: int, rate: int, paced: f
         quiet_gc()
         await throughput(pool, workers, 1, Stats())
         spy = subprocess.Popen(
-            [py_spy, "record", "--pid", str(workers[0].pid), "--format", "raw", "--rate", str(rate),
-             "--output", out.name, "--nonblocking"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [
+                py_spy,
+                "record",
+                "--pid",
+                str(workers[0].pid),
+                "--format",
+                "raw",
+                "--rate",
+                str(rate),
+                "--output",
+                out.name,
+                "--nonblocking",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         await asyncio.sleep(1.0)  # let py-spy attach
         stats = Stats()
         if paced:
             res = await latency(pool, workers, paced, waves, stats)
-            print(f"{res['commands']} commands at {paced:.0f}/s: p50 {res['p50_ms']:.2f} ms, "
-                  f"p99 {res['p99_ms']:.2f} ms, referee CPU {res['referee_cpu_share']:.0%} of a core")
+            print(
+                f"{res['commands']} commands at {paced:.0f}/s: p50 {res['p50_ms']:.2f} ms, "
+                f"p99 {res['p99_ms']:.2f} ms, referee CPU {res['referee_cpu_share']:.0%} of a core"
+            )
         else:
             res = await throughput(pool, workers, waves, stats)
             print(f"{res['commands']} commands in {res['seconds']:.2f} s: {res['commands_per_s']:,.0f}/s")
@@ -124,8 +138,12 @@ def main() -> None:
     ap.add_argument("--waves", type=int, default=20)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
-    ap.add_argument("--paced", type=float, default=0.0,
-                    help="profile the latency load instead: commands/s (then --waves is seconds)")
+    ap.add_argument(
+        "--paced",
+        type=float,
+        default=0.0,
+        help="profile the latency load instead: commands/s (then --waves is seconds)",
+    )
     args = ap.parse_args()
     py_spy = os.environ.get("PY_SPY") or shutil.which("py-spy")
     if not py_spy:

@@ -46,8 +46,11 @@ def sample_command(keys: Keys) -> bytes:
     """A command envelope of the size the timed sections send (a Sentient move with a token)."""
     c = Client(None, keys, 8, name="sample")  # type: ignore[arg-type]
     env = c.envelope(
-        "g000000-00000", Acquire(factory_slot=2, network_slot=3, assistants=1), seat=1,
-        token="f" * 64, expected_version=42,
+        "g000000-00000",
+        Acquire(factory_slot=2, network_slot=3, assistants=1),
+        seat=1,
+        token="f" * 64,
+        expected_version=42,
     )
     return codec.encode(env)
 
@@ -56,7 +59,11 @@ def sample_command(keys: Keys) -> bytes:
 
 
 async def xadd_baseline(
-    r: aredis.Redis, keys: Keys, awaited_ops: int, pipelined_ops: int, paced_rate: float = 500.0,
+    r: aredis.Redis,
+    keys: Keys,
+    awaited_ops: int,
+    pipelined_ops: int,
+    paced_rate: float = 500.0,
     paced_ops: int = 500,
 ) -> dict[str, float]:
     stream = f"{keys.prefix}:baseline:{uuid.uuid4().hex[:6]}"
@@ -110,7 +117,11 @@ async def xadd_baseline(
 
 
 async def throughput(
-    pool: Pool, workers: Sequence[Worker], waves: int, stats: Stats, timeout_s: float = 120.0,
+    pool: Pool,
+    workers: Sequence[Worker],
+    waves: int,
+    stats: Stats,
+    timeout_s: float = 120.0,
     redis_pid: int | None = None,
 ) -> dict[str, Any]:
     """`waves` waves of one move per running game: each wave XADDed in one pipeline, timed from
@@ -140,21 +151,29 @@ async def throughput(
     if not commands:
         raise BenchError("every game of the pool is over: no moves left to send")
     # CPU is counted over the whole loop, building the waves included (the workers idle then).
-    return {"commands": commands, "seconds": elapsed, "commands_per_s": commands / elapsed,
-            "per_wave_commands_per_s": per_wave,
-            "referee_cpu_us_per_command": cpu["referee"] / commands * 1e6,
-            "redis_cpu_us_per_command": cpu["redis"] / commands * 1e6 if redis_pid else None,
-            "bench_cpu_us_per_command": cpu["bench"] / commands * 1e6,
-            "others_cpu_share": cpu["others"] / cpu["machine_total"] if cpu["machine_total"] else None,
-            "sched_us_per_command": meter.per_command(commands),
-            "cpu_seconds": cpu}
+    return {
+        "commands": commands,
+        "seconds": elapsed,
+        "commands_per_s": commands / elapsed,
+        "per_wave_commands_per_s": per_wave,
+        "referee_cpu_us_per_command": cpu["referee"] / commands * 1e6,
+        "redis_cpu_us_per_command": cpu["redis"] / commands * 1e6 if redis_pid else None,
+        "bench_cpu_us_per_command": cpu["bench"] / commands * 1e6,
+        "others_cpu_share": cpu["others"] / cpu["machine_total"] if cpu["machine_total"] else None,
+        "sched_us_per_command": meter.per_command(commands),
+        "cpu_seconds": cpu,
+    }
 
 
 # ---- (c) latency -----------------------------------------------------------------------------
 
 
 async def latency(
-    pool: Pool, workers: Sequence[Worker], rate: float, seconds: float, stats: Stats,
+    pool: Pool,
+    workers: Sequence[Worker],
+    rate: float,
+    seconds: float,
+    stats: Stats,
     redis_pid: int | None = None,
 ) -> dict[str, Any]:
     """Commands paced at `rate`/s, round-robin over the pool's games, each awaited XADD alone;
@@ -318,10 +337,12 @@ async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: 
     total = 0
     while total < min_events:
         batch = [f"replay-{uuid.uuid4().hex[:8]}" for _ in range(max(1, math.ceil((min_events - total) / 260)))]
-        await step([client.envelope(g, lc.CreateGame(game_type="sentient", num_players=4), reply=False)
-                    for g in batch])
-        joins = [client.envelope(g, lc.JoinSeat(seat=s, name=f"r{s}", kind="bot"), seat=s, reply=False)
-                 for g in batch for s in range(4)]
+        await step([client.envelope(g, lc.CreateGame(game_type="sentient", num_players=4), reply=False) for g in batch])
+        joins = [
+            client.envelope(g, lc.JoinSeat(seat=s, name=f"r{s}", kind="bot"), seat=s, reply=False)
+            for g in batch
+            for s in range(4)
+        ]
         await step(joins)
         toks = {(j.game_id, j.seat): tokens.seat_token(secret, j.game_id, j.seat or 0, j.command_id) for j in joins}
         await step([client.envelope(g, lc.StartGame(), seat=0, token=toks[(g, 0)], reply=False) for g in batch])
@@ -333,8 +354,11 @@ async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: 
                 if agg is not None and acting:
                     seat = acting[0]
                     legal = RULES.legal_actions(agg.game, seat)
-                    envs.append(client.envelope(g, legal[rng.randrange(len(legal))], seat=seat,
-                                                token=toks[(g, seat)], reply=False))
+                    envs.append(
+                        client.envelope(
+                            g, legal[rng.randrange(len(legal))], seat=seat, token=toks[(g, seat)], reply=False
+                        )
+                    )
             if not envs:
                 break
             await step(envs)
@@ -386,8 +410,9 @@ def quiet_gc() -> None:
 # ---- (f) memory over a long run ---------------------------------------------------------------
 
 
-async def soak(pool: Pool, workers: Sequence[Worker], commands: int, live_games: int,
-               timeout_s: float = 120.0) -> dict[str, Any]:
+async def soak(
+    pool: Pool, workers: Sequence[Worker], commands: int, live_games: int, timeout_s: float = 120.0
+) -> dict[str, Any]:
     """Keep `live_games` games running (finished ones are replaced by new ones, whose lifecycle
     commands count too) until the referee has judged `commands` commands; sample its RSS about
     every tenth of the way."""
@@ -417,5 +442,9 @@ async def soak(pool: Pool, workers: Sequence[Worker], commands: int, live_games:
             samples.append((sent, round((rss or 0) / 1024, 1)))
             next_sample += step
     first_after_warmup = samples[min(2, len(samples) - 1)][1]
-    return {"commands": sent, "live_games": live_games, "rss_mib_samples": samples,
-            "rss_growth_after_warmup_mib": round(samples[-1][1] - first_after_warmup, 1)}
+    return {
+        "commands": sent,
+        "live_games": live_games,
+        "rss_mib_samples": samples,
+        "rss_growth_after_warmup_mib": round(samples[-1][1] - first_after_warmup, 1),
+    }

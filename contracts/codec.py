@@ -51,8 +51,11 @@ def event_payload(env: EventEnvelope) -> msgspec.Struct:
 
 def _lean(name: str, cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
     return msgspec.defstruct(
-        f"Lean{cls.__name__}", [("payload", cls), ("schema_version", int, SCHEMA_VERSION)],
-        tag_field="type", tag=name, frozen=True,
+        f"Lean{cls.__name__}",
+        [("payload", cls), ("schema_version", int, SCHEMA_VERSION)],
+        tag_field="type",
+        tag=name,
+        frozen=True,
     )
 
 

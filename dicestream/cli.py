@@ -42,8 +42,9 @@ def _setup(quiet: bool = False) -> tuple[Settings, str, EmbeddedRedis | None]:
     logs.configure("warning" if quiet else settings.log_level, settings.log_format)
     url, server = resolve_url(settings.redis_url, DATA_DIR / "redis")
     if server is not None:
-        console.print(f"[dim]No Redis configured or answering: started an embedded one at {url} "
-                      f"(data in {server.dir}).[/]")
+        console.print(
+            f"[dim]No Redis configured or answering: started an embedded one at {url} (data in {server.dir}).[/]"
+        )
     return settings, url, server
 
 
@@ -115,15 +116,22 @@ async def _demo(
             rules = GAMES[title]
             # Cycle the counts over all games, skipping what a title does not take.
             mine = [n for n in counts if rules.min_players <= n <= rules.max_players] or [rules.min_players]
-            mine = mine[k % len(mine):] + mine[: k % len(mine)]
+            mine = mine[k % len(mine) :] + mine[: k % len(mine)]
             _, records = await _tournament(run, settings, title, kinds, games, mine, f"playing {title}")
             for r in records:
-                table.add_row(r.game_id, ", ".join(r.seats), " / ".join(map(str, r.scores)),
-                              ", ".join(f"seat {w} ({r.seats[w]})" for w in r.winners), str(r.version))
+                table.add_row(
+                    r.game_id,
+                    ", ".join(r.seats),
+                    " / ".join(map(str, r.scores)),
+                    ", ".join(f"seat {w} ({r.seats[w]})" for w in r.winners),
+                    str(r.version),
+                )
             first = first or records[0].game_id
     console.print(table)
-    console.print(f"Replay a game with [bold]dicestream replay {first}[/], check it with "
-                  f"[bold]dicestream verify {first}[/], tail it with [bold]dicestream watch {first}[/].")
+    console.print(
+        f"Replay a game with [bold]dicestream replay {first}[/], check it with "
+        f"[bold]dicestream verify {first}[/], tail it with [bold]dicestream watch {first}[/]."
+    )
 
 
 async def _play(
@@ -148,8 +156,13 @@ async def _tournament(
     ) as progress:
         task = progress.add_task(title, total=games)
         result = await tournament(
-            client, run.bots.runner, RedisEventStore(client.redis, Keys(settings.prefix)),
-            game_type=game_type, bots=bots, games=games, players=players,
+            client,
+            run.bots.runner,
+            RedisEventStore(client.redis, Keys(settings.prefix)),
+            game_type=game_type,
+            bots=bots,
+            games=games,
+            players=players,
             progress=lambda done: progress.update(task, completed=done),
         )
     console.print(f"{games} {game_type} games in {time.monotonic() - started:.1f} s")
@@ -166,16 +179,25 @@ def tournament(
 ) -> None:
     """Play N games between bot kinds over the bus (seats rotated) and print a results table."""
     settings, url, _ = _setup(quiet=True)
-    standings, _records = _run(_play(settings, url, game, bots.split(","), games,
-                                     [int(p) for p in players.split(",")], f"{game} tournament"))
+    standings, _records = _run(
+        _play(settings, url, game, bots.split(","), games, [int(p) for p in players.split(",")], f"{game} tournament")
+    )
     table = Table(title=f"{game}: {games} games")
     for col in ("bot", "games", "wins", "win rate", "mean score", "win rate by seat", "refused", "timed out"):
         table.add_column(col)
     for st in sorted(standings, key=lambda s: -s.wins):
         seats = sorted(st.games_by_seat.items())
         by_seat = " ".join(f"{seat}:{st.wins_by_seat.get(seat, 0) / n:.2f}" for seat, n in seats)
-        table.add_row(st.bot, str(st.games), f"{st.wins:g}", f"{st.wins / max(st.games, 1):.2f}",
-                      f"{st.mean_score:.1f}", by_seat, str(st.refused), str(st.timed_out))
+        table.add_row(
+            st.bot,
+            str(st.games),
+            f"{st.wins:g}",
+            f"{st.wins / max(st.games, 1):.2f}",
+            f"{st.mean_score:.1f}",
+            by_seat,
+            str(st.refused),
+            str(st.timed_out),
+        )
     console.print(table)
 
 
@@ -190,8 +212,9 @@ def new(
     """Create a game and print its id (needs a running referee: `dicestream up`)."""
     settings, url, _ = _setup(quiet=True)
     gid = game_id or uuid.uuid4().hex[:12]
-    reply = _run(_call(settings, url, gid, lc.CreateGame(game_type=game_type, num_players=players,
-                                                          move_timeout_s=move_timeout)))
+    reply = _run(
+        _call(settings, url, gid, lc.CreateGame(game_type=game_type, num_players=players, move_timeout_s=move_timeout))
+    )
     _print_reply(reply, as_json)
     if not as_json:
         console.print(f"game id: [bold]{gid}[/]")
@@ -272,8 +295,11 @@ async def _watch(settings: Settings, url: str, game_id: str, follow: bool, as_js
                     sys.stdout.flush()
                     continue
                 payload = bytes(env.payload).decode()
-                console.print(f"[cyan]{entry_id.decode():>8}[/] [bold]{escape(env.type)}[/] {escape(payload[:160])}",
-                              highlight=False, soft_wrap=True)
+                console.print(
+                    f"[cyan]{entry_id.decode():>8}[/] [bold]{escape(env.type)}[/] {escape(payload[:160])}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
                 if env.type == "lifecycle.SeedRevealed" and not follow:
                     break
     await client.aclose()
@@ -445,11 +471,13 @@ def projector_rebuild() -> None:
         from services.projector.app import Projector
 
         client = connect(url)
-        with Progress(TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=console) as progress:
+        with Progress(
+            TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+        ) as progress:
             task = progress.add_task("rebuilding read models, games", total=None)
             n = await Projector(client, Keys(settings.prefix), settings.shards).rebuild_all(
-                lambda done: progress.update(task, completed=done))
+                lambda done: progress.update(task, completed=done)
+            )
         await client.aclose()
         return n
 

@@ -49,8 +49,9 @@ async def play_seat(
     runner = BotRunner(client, Keys(prefix), shards, name=f"{client_name}:{game_id}-{seat}")
     task = asyncio.create_task(runner.run())
     try:
-        if not await runner.host(HostBot(game_id=game_id, seat=seat, kind="sdk", game_type=game_type,
-                                         name=bot.name), bot=bot):
+        if not await runner.host(
+            HostBot(game_id=game_id, seat=seat, kind="sdk", game_type=game_type, name=bot.name), bot=bot
+        ):
             raise RuntimeError(f"seat {seat} of {game_id} could not be joined")
         if start:
             while not await runner.start_game(game_id, seat):

@@ -1,6 +1,6 @@
 """A complete dicestream bot using only redis-py and json: join a seat, play random legal moves.
 
-    python examples/plain_bot.py GAME_ID SEAT [REDIS_URL] [PREFIX] [SHARDS]
+python examples/plain_bot.py GAME_ID SEAT [REDIS_URL] [PREFIX] [SHARDS]
 """
 
 import json
@@ -18,8 +18,14 @@ def play(game_id, seat, url="redis://127.0.0.1:6379/0", prefix="ds", shards=8):
     replies, seat_stream = f"{prefix}:reply:{uuid.uuid4().hex}", f"{prefix}:game:{{{game_id}}}:seat:{seat}"
 
     def send(type_, payload, **extra):
-        command = {"type": type_, "game_id": game_id, "command_id": uuid.uuid4().hex,
-                   "seat": seat, "payload": payload, **extra}
+        command = {
+            "type": type_,
+            "game_id": game_id,
+            "command_id": uuid.uuid4().hex,
+            "seat": seat,
+            "payload": payload,
+            **extra,
+        }
         r.xadd(intake, {"data": json.dumps(command)})
         return command["command_id"]
 

@@ -13,9 +13,7 @@ from games.mechanica import bots as mechanica_bots
 from games.prosperity import bots as prosperity_bots
 from games.sentient import bots as sentient_bots
 
-GAMES: dict[str, Rules[Any]] = {
-    g.RULES.name: g.RULES for g in (sentient, prosperity, mechanica, artifacts)
-}
+GAMES: dict[str, Rules[Any]] = {g.RULES.name: g.RULES for g in (sentient, prosperity, mechanica, artifacts)}
 
 # Each game's greedy reference bot, by game name (games.bots.RandomBot plays every game).
 GREEDY: dict[str, Callable[[], Bot]] = {

@@ -23,9 +23,7 @@ class Played(msgspec.Struct, kw_only=True):
     commands: int
 
 
-def play_game(
-    rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: int, keep_events: bool = False
-) -> Played:
+def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: int, keep_events: bool = False) -> Played:
     """Play to the end; bots[i] sits at seat i. Raises IllegalMove on any refused command."""
     state = rules.initial_state(num_players)
     events: list[msgspec.Struct] = []

@@ -61,7 +61,8 @@ def keep_groups(client: aredis.Redis, broker: RedisBroker, log: Any, every_s: fl
     entries added while the group was missing are read too: our readers are idempotent), logs
     `consumer_group_recreated` on `log` (the service's logger), and starts the subscriber again."""
     subscribers = [
-        sub for sub in broker.subscribers
+        sub
+        for sub in broker.subscribers
         if (stream := getattr(sub, "stream_sub", None)) is not None and stream.group and stream.consumer
     ]
     return asyncio.create_task(_keep_groups(client, subscribers, log, every_s))
@@ -102,14 +103,23 @@ def reclaim_polling_ms(idle_ms: int) -> int:
 
 
 def reclaim_bus_entries(
-    broker: RedisBroker, client: aredis.Redis, stream: str, group: str, consumer: str, idle_ms: int,
+    broker: RedisBroker,
+    client: aredis.Redis,
+    stream: str,
+    group: str,
+    consumer: str,
+    idle_ms: int,
     refresh: Callable[[str], Awaitable[None]],
 ) -> None:
     """Bus entries a crashed reader took but never acked: claim them after `idle_ms` and refresh
     their game (bus readers rebuild from the log, so handling an entry twice is harmless)."""
+
     @broker.subscriber(
         stream=StreamSub(
-            stream, group=group, consumer=consumer, min_idle_time=idle_ms,
+            stream,
+            group=group,
+            consumer=consumer,
+            min_idle_time=idle_ms,
             polling_interval=reclaim_polling_ms(idle_ms),
         ),
         parser=raw_parser,

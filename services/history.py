@@ -82,17 +82,32 @@ def replay(history: History, to_version: int | None = None) -> tuple[list[Step],
         except codec.UnknownType:
             # Written by a newer version: shown, not folded.
             agg.version = env.version
-            steps.append(Step(version=env.version, type=env.type, command_id=env.command_id, seat=None,
-                              summary="(unknown event type: skipped)", payload={}))
+            steps.append(
+                Step(
+                    version=env.version,
+                    type=env.type,
+                    command_id=env.command_id,
+                    seat=None,
+                    summary="(unknown event type: skipped)",
+                    payload={},
+                )
+            )
             continue
         m.evolve(agg, event)
         shown = m.public_event(agg, event)
         payload: dict[str, Any] = msgspec.to_builtins(shown) if shown is not None else {}
         scores = agg.result.scores if isinstance(event, lc.GameEnded) and agg.result else None
-        steps.append(Step(
-            version=env.version, type=env.type, command_id=env.command_id, seat=_seat_of(payload),
-            summary=_summary(env, payload), payload=payload, scores=scores,
-        ))
+        steps.append(
+            Step(
+                version=env.version,
+                type=env.type,
+                command_id=env.command_id,
+                seat=_seat_of(payload),
+                summary=_summary(env, payload),
+                payload=payload,
+                scores=scores,
+            )
+        )
     return steps, agg
 
 
@@ -104,9 +119,13 @@ _line_decoder = msgspec.json.Decoder(ExportLine)
 def export_lines(history: History) -> list[bytes]:
     agg = fold(history)
     header = ExportHeader(
-        game_id=history.game_id, game_type=agg.game_type, rules_version=agg.rules_version,
-        data_version=agg.data_version, seats=[s.name if s else None for s in agg.seats],
-        events=len(history.events), outcomes=len(history.outcomes),
+        game_id=history.game_id,
+        game_type=agg.game_type,
+        rules_version=agg.rules_version,
+        data_version=agg.data_version,
+        seats=[s.name if s else None for s in agg.seats],
+        events=len(history.events),
+        outcomes=len(history.outcomes),
     )
     lines = [codec.encode(header)]
     lines += [codec.encode(EventLine(event=e)) for e in history.events]
@@ -140,9 +159,7 @@ def rebase(history: History, game_id: str) -> History:
     """The same history under another game id (for importing next to the original)."""
     return History(
         game_id=game_id,
-        events=[
-            msgspec.structs.replace(e, game_id=game_id, event_id=f"{game_id}:{e.version}") for e in history.events
-        ],
+        events=[msgspec.structs.replace(e, game_id=game_id, event_id=f"{game_id}:{e.version}") for e in history.events],
         outcomes=[msgspec.structs.replace(o, game_id=game_id) for o in history.outcomes],
     )
 
@@ -160,16 +177,25 @@ async def import_history(store: EventStore, history: History) -> int:
             event = codec.event_payload(env)
             m.evolve(agg, event)
             shown = m.public_event(agg, event)
-            public.append(None if shown is None else codec.encode(
-                msgspec.structs.replace(env, payload=msgspec.Raw(codec.encode(shown)))))
+            public.append(
+                None
+                if shown is None
+                else codec.encode(msgspec.structs.replace(env, payload=msgspec.Raw(codec.encode(shown))))
+            )
         rejected = o.status != ACCEPTED
-        requests.append(AppendRequest(
-            game_id=history.game_id, expected_version=o.judged_at_version, command_id=o.command_id,
-            outcome=codec.encode(o), events=[codec.encode(e) for e in events], public=public,
-            # As the referee stored it: the public refusal, remembered only if authenticated.
-            public_rejection=codec.encode(rejection_envelope(o)) if rejected else None,
-            remember=o.authenticated or not rejected,
-        ))
+        requests.append(
+            AppendRequest(
+                game_id=history.game_id,
+                expected_version=o.judged_at_version,
+                command_id=o.command_id,
+                outcome=codec.encode(o),
+                events=[codec.encode(e) for e in events],
+                public=public,
+                # As the referee stored it: the public refusal, remembered only if authenticated.
+                public_rejection=codec.encode(rejection_envelope(o)) if rejected else None,
+                remember=o.authenticated or not rejected,
+            )
+        )
     results = await store.append_many(requests)
     bad = [r for r in results if r.status != "ok"]
     if bad:
@@ -202,8 +228,11 @@ def _well_formed(history: History, findings: list[Finding]) -> bool:
     ok = True
     for expected, env in enumerate(history.events, 1):
         if env.version != expected:
-            findings.append(Finding(check="versions", version=env.version,
-                                    problem=f"expected version {expected}, found {env.version}"))
+            findings.append(
+                Finding(
+                    check="versions", version=env.version, problem=f"expected version {expected}, found {env.version}"
+                )
+            )
             return False
         if env.game_id != history.game_id:
             findings.append(Finding(check="game", version=env.version, problem=f"belongs to {env.game_id}"))
@@ -230,7 +259,7 @@ def _request(agg: m.Match, history: History, o: CommandOutcome) -> m.Request | N
         info = agg.seats[o.seat]
         token_hash = info.token_hash if info else None
     new_seed = new_token_hash = None
-    recorded = [codec.event_payload(e) for e in history.events[o.judged_at_version:o.to_version]]
+    recorded = [codec.event_payload(e) for e in history.events[o.judged_at_version : o.to_version]]
     for ev in recorded:
         if isinstance(ev, lc.GameCreated):
             new_seed = ev.seed
@@ -240,16 +269,24 @@ def _request(agg: m.Match, history: History, o: CommandOutcome) -> m.Request | N
         new_seed = "unknown"
     if isinstance(payload, lc.JoinSeat) and new_token_hash is None:
         new_token_hash = "unknown"
-    return m.Request(payload=payload, seat=o.seat, token_hash=token_hash, expected_version=o.expected_version,
-                     admin=o.admin, new_seed=new_seed, new_token_hash=new_token_hash)
+    return m.Request(
+        payload=payload,
+        seat=o.seat,
+        token_hash=token_hash,
+        expected_version=o.expected_version,
+        admin=o.admin,
+        new_seed=new_seed,
+        new_token_hash=new_token_hash,
+    )
 
 
 def verify(history: History) -> Verdict:
     """Well-formed log; every recorded command, re-judged on the state before it, yields exactly
     the recorded events (rolls and shuffles included, from the seed); the result matches."""
     findings: list[Finding] = []
-    verdict = Verdict(game_id=history.game_id, events=len(history.events), commands=len(history.outcomes),
-                      findings=findings)
+    verdict = Verdict(
+        game_id=history.game_id, events=len(history.events), commands=len(history.outcomes), findings=findings
+    )
     if not _well_formed(history, findings):
         return verdict
     covered = 0
@@ -257,41 +294,61 @@ def verify(history: History) -> Verdict:
     created = codec.event_payload(history.events[0]) if history.events else None
     if isinstance(created, lc.GameCreated):
         rules = m.rules_for(created.game_type)
-        if rules is not None and (rules.rules_version, rules.data_version) != (created.rules_version,
-                                                                               created.data_version):
-            findings.append(Finding(
-                check="version", version=1,
-                problem=f"recorded with {created.rules_version}/{created.data_version}; this build has "
-                        f"{rules.rules_version}/{rules.data_version}: re-judging needs that version",
-            ))
+        if rules is not None and (rules.rules_version, rules.data_version) != (
+            created.rules_version,
+            created.data_version,
+        ):
+            findings.append(
+                Finding(
+                    check="version",
+                    version=1,
+                    problem=f"recorded with {created.rules_version}/{created.data_version}; this build has "
+                    f"{rules.rules_version}/{rules.data_version}: re-judging needs that version",
+                )
+            )
             return verdict
     accepted = sorted((o for o in history.outcomes if o.status == ACCEPTED), key=lambda o: o.judged_at_version)
     for o in accepted:
         if o.judged_at_version != covered:
-            findings.append(Finding(check="commands", version=covered + 1,
-                                    problem=f"events {covered + 1}..{o.judged_at_version} have no recorded command"))
+            findings.append(
+                Finding(
+                    check="commands",
+                    version=covered + 1,
+                    problem=f"events {covered + 1}..{o.judged_at_version} have no recorded command",
+                )
+            )
             return verdict
         req = _request(agg, history, o)
-        recorded = history.events[o.judged_at_version:o.to_version]
+        recorded = history.events[o.judged_at_version : o.to_version]
         if req is None:
             findings.append(Finding(check="commands", version=o.to_version, problem=f"unknown {o.command_type}"))
             return verdict
         out = m.decide(agg, req)
         if isinstance(out, Rejected):
-            findings.append(Finding(check="decide", version=o.judged_at_version + 1,
-                                    problem=f"{o.command_type} {o.command_id} is now refused: {out.rule} {out.detail}"))
+            findings.append(
+                Finding(
+                    check="decide",
+                    version=o.judged_at_version + 1,
+                    problem=f"{o.command_type} {o.command_id} is now refused: {out.rule} {out.detail}",
+                )
+            )
             return verdict
         again = [(type_name(e), codec.encode(e)) for e in out]
         was = [(e.type, codec.encode(codec.event_payload(e))) for e in recorded]
         if again != was:
-            first = next((i for i, pair in enumerate(zip(again, was, strict=False)) if pair[0] != pair[1]),
-                         min(len(again), len(was)))
+            first = next(
+                (i for i, pair in enumerate(zip(again, was, strict=False)) if pair[0] != pair[1]),
+                min(len(again), len(was)),
+            )
             ours = str(again[first]) if first < len(again) else "nothing"
             theirs = str(was[first]) if first < len(was) else "nothing"
-            findings.append(Finding(
-                check="decide", version=o.judged_at_version + first + 1,
-                problem=f"{o.command_type} {o.command_id} yields {ours[:200]} but the log has {theirs[:200]}",
-            ))
+            findings.append(
+                Finding(
+                    check="decide",
+                    version=o.judged_at_version + first + 1,
+                    problem=f"{o.command_type} {o.command_id} yields {ours[:200]} but the log has {theirs[:200]}",
+                )
+            )
             return verdict
         for ev in out:
             m.evolve(agg, ev)
@@ -350,35 +407,63 @@ def audit(history: History, outcome: CommandOutcome, rejudge: bool = False) -> A
     if before.game is not None:
         state["view"] = before.rules.view(before.game, None)
         if outcome.seat is not None and outcome.seat in m.to_act(before):
-            legal = [{"type": type_name(a), "payload": msgspec.to_builtins(a)}
-                     for a in before.rules.legal_actions(before.game, outcome.seat)]
+            legal = [
+                {"type": type_name(a), "payload": msgspec.to_builtins(a)}
+                for a in before.rules.legal_actions(before.game, outcome.seat)
+            ]
     events: list[dict[str, Any]] = []
     if outcome.status == ACCEPTED:
         scratch = fold(history, outcome.judged_at_version)
-        for env in history.events[outcome.judged_at_version:outcome.to_version]:
+        for env in history.events[outcome.judged_at_version : outcome.to_version]:
             event = codec.event_payload(env)
             m.evolve(scratch, event)
             shown = m.public_event(scratch, event)
-            events.append({"version": env.version, "type": env.type,
-                           "payload": msgspec.to_builtins(shown) if shown is not None else None})
+            events.append(
+                {
+                    "version": env.version,
+                    "type": env.type,
+                    "payload": msgspec.to_builtins(shown) if shown is not None else None,
+                }
+            )
     command = {
-        "command_id": outcome.command_id, "type": outcome.command_type, "seat": outcome.seat,
-        "authenticated": outcome.authenticated, "received_at_ms": outcome.received_at_ms,
-        "correlation_id": outcome.correlation_id, "expected_version": outcome.expected_version,
+        "command_id": outcome.command_id,
+        "type": outcome.command_type,
+        "seat": outcome.seat,
+        "authenticated": outcome.authenticated,
+        "received_at_ms": outcome.received_at_ms,
+        "correlation_id": outcome.correlation_id,
+        "expected_version": outcome.expected_version,
         "payload": msgspec.json.decode(outcome.payload),
     }
-    verdict = {"status": outcome.status, "rule": outcome.rule, "text": outcome.text, "detail": outcome.detail,
-               "judged_at_version": outcome.judged_at_version, "to_version": outcome.to_version}
-    result = Audit(game_id=history.game_id, command=command, verdict=verdict, state_before=state,
-                   legal_actions=legal, events=events)
+    verdict = {
+        "status": outcome.status,
+        "rule": outcome.rule,
+        "text": outcome.text,
+        "detail": outcome.detail,
+        "judged_at_version": outcome.judged_at_version,
+        "to_version": outcome.to_version,
+    }
+    result = Audit(
+        game_id=history.game_id,
+        command=command,
+        verdict=verdict,
+        state_before=state,
+        legal_actions=legal,
+        events=events,
+    )
     if rejudge:
         req = _request(before, history, outcome)
         if req is not None:
             out = m.decide(before, req)
-            now = ({"status": "rejected", "rule": out.rule, "text": out.text, "detail": out.detail}
-                   if isinstance(out, Rejected) else {"status": ACCEPTED, "events": [type_name(e) for e in out]})
+            now = (
+                {"status": "rejected", "rule": out.rule, "text": out.text, "detail": out.detail}
+                if isinstance(out, Rejected)
+                else {"status": ACCEPTED, "events": [type_name(e) for e in out]}
+            )
             same = now["status"] == outcome.status and (
-                now.get("rule") == outcome.rule if outcome.status != ACCEPTED
-                else now.get("events") == [e["type"] for e in events])
+                now.get("rule") == outcome.rule
+                if outcome.status != ACCEPTED
+                else now.get("events") == [e["type"] for e in events]
+            )
             result.rejudged = {**now, "agrees": same}
     return result

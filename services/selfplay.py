@@ -33,8 +33,9 @@ async def record_game(game_type: str, bots: Sequence[Any], seed: str, game_id: s
     clock = iter(EPOCH + i / 1000 for i in range(1_000_000))
     store = MemoryEventStore()
     sink = MemorySink()
-    ref = Referee(store, lambda: sink, Keys("selfplay"), shards=1, secret=SECRET,
-                  clock=lambda: next(clock), new_seed=lambda: seed)
+    ref = Referee(
+        store, lambda: sink, Keys("selfplay"), shards=1, secret=SECRET, clock=lambda: next(clock), new_seed=lambda: seed
+    )
     n = 0
 
     async def send(payload: msgspec.Struct, seat: int | None = None, expected: int | None = None) -> None:
@@ -42,8 +43,12 @@ async def record_game(game_type: str, bots: Sequence[Any], seed: str, game_id: s
         n += 1
         token = seat_token(SECRET, game_id, seat, f"join-{seat}") if seat is not None else None
         env = CommandEnvelope(
-            type=type_name(payload), game_id=game_id, command_id=f"join-{seat}" if isinstance(payload, lc.JoinSeat)
-            else f"c{n:05d}", seat=seat, token=token, expected_version=expected,
+            type=type_name(payload),
+            game_id=game_id,
+            command_id=f"join-{seat}" if isinstance(payload, lc.JoinSeat) else f"c{n:05d}",
+            seat=seat,
+            token=token,
+            expected_version=expected,
             payload=msgspec.Raw(codec.encode(payload)),
         )
         await ref.handle("selfplay", [(f"{n}-0".encode(), {b"data": codec.encode(env)})])

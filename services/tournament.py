@@ -63,8 +63,9 @@ async def tournament(
         if reply.outcome.status != "accepted":
             raise RuntimeError(f"create refused: {reply.outcome.rule} {reply.outcome.detail}")
         for seat, kind in enumerate(seating):
-            host = HostBot(game_id=game_id, seat=seat, kind=kind, game_type=game_type,
-                           name=f"{kind}-{seat}", seed=g * 31 + seat)
+            host = HostBot(
+                game_id=game_id, seat=seat, kind=kind, game_type=game_type, name=f"{kind}-{seat}", seed=g * 31 + seat
+            )
             if not await runner.host(host):
                 raise RuntimeError(f"could not seat {kind} in {game_id}")
         await runner.start_game(game_id, 0)
@@ -80,8 +81,9 @@ async def tournament(
     records = []
     for game_id, seating in seatings.items():
         over = runner.finished[game_id]
-        records.append(GameRecord(game_id=game_id, seats=seating, scores=over.scores, winners=over.winners,
-                                  version=over.version))
+        records.append(
+            GameRecord(game_id=game_id, seats=seating, scores=over.scores, winners=over.winners, version=over.version)
+        )
         for seat, kind in enumerate(seating):
             st = standings[kind]
             st.games += 1

@@ -37,8 +37,14 @@ def prefix(redis_url: str) -> Iterator[str]:
 @pytest.fixture
 def settings(prefix: str) -> Settings:
     return Settings(
-        prefix=prefix, shards=4, consumer=f"c-{uuid.uuid4().hex[:6]}", batch=100, reclaim_idle_ms=400,
-        max_deliveries=3, token_secret="test-secret", log_level="warning",
+        prefix=prefix,
+        shards=4,
+        consumer=f"c-{uuid.uuid4().hex[:6]}",
+        batch=100,
+        reclaim_idle_ms=400,
+        max_deliveries=3,
+        token_secret="test-secret",
+        log_level="warning",
     )
 
 

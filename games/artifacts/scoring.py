@@ -53,9 +53,7 @@ def visible_reputation(
     return total + data.table.dive_reputation * len(underwater) + museum_bonus
 
 
-def placement_gain(
-    data: ArtifactsData, cards: Sequence[Placed], underwater: Sequence[str], new: Placed
-) -> int:
+def placement_gain(data: ArtifactsData, cards: Sequence[Placed], underwater: Sequence[str], new: Placed) -> int:
     """How much `visible_reputation` rises when `new` joins `cards` (new is not in `cards`): its
     own face, plus what adjacency abilities of its neighbours pay for its category."""
     category = data.assets[new.card].category

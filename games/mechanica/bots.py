@@ -137,8 +137,10 @@ class GreedyBot:
         if isinstance(a, (c.BuyTruck, c.UpgradeTruck)):
             sq = geo.square(a.row - 1, geo.ncols - 1)
             size = a.size if isinstance(a, c.BuyTruck) else HUGE
-            cost = d.trucks.upgrade_cost if isinstance(a, c.UpgradeTruck) else (
-                d.trucks.big_cost if size == BIG else d.trucks.huge_cost
+            cost = (
+                d.trucks.upgrade_cost
+                if isinstance(a, c.UpgradeTruck)
+                else (d.trucks.big_cost if size == BIG else d.trucks.huge_cost)
             )
             new_cap = d.trucks.big_capacity if size == BIG else d.trucks.huge_capacity
             extra = min(fac.traffic[sq], new_cap) - min(fac.traffic[sq], fac.capacity(sq))

@@ -77,9 +77,7 @@ def render_tables(d: MechanicaData) -> str:
     for k in d.kinds.values():
         extra = f" ({k.money})" if k.money else ""
         holes = f"{k.inputs}/{k.outputs}" if k.place == "floor" else (f"{k.capacity}" if k.capacity else "1 (centre)")
-        rows.append(
-            f"| {k.name} | {k.place} | {k.effect}{extra} | {holes} | {', '.join(k.recycle)} | {k.end_value} |"
-        )
+        rows.append(f"| {k.name} | {k.place} | {k.effect}{extra} | {holes} | {', '.join(k.recycle)} | {k.end_value} |")
     rows += ["", "| blueprint | bots | vault money |", "| --- | --- | --- |"]
     for b in d.blueprints.values():
         rows.append(f"| {b.id} | {', '.join(b.bots)} | {b.money} |")

@@ -235,9 +235,7 @@ def activations(data: MechanicaData, seat: int, p: PlayerState) -> list[c.Improv
             best = max(data.models.index(m) for _, m in inputs)
             made = [data.models[min(best + 1, len(data.models) - 1)]]
         free = [h for h in range(kind.inputs, kind.inputs + kind.outputs) if not holes[h]]
-        placed = [
-            c.PlacedBot(seat=seat, model=m, spot=spot(data, sq, h)) for m, h in zip(made, free, strict=False)
-        ]
+        placed = [c.PlacedBot(seat=seat, model=m, spot=spot(data, sq, h)) for m, h in zip(made, free, strict=False)]
         r, col = geo.row_col(sq)
         out.append(
             c.ImprovementActivated(

@@ -132,8 +132,7 @@ RULES_TEXT: dict[str, str] = {
         "lists the dock row of a truck holding a bot of that model."
     ),
     "MEC-BLUEPRINT-ONCE": (
-        "Each player may complete each blueprint at most once in the game, even when the card comes "
-        "face up again."
+        "Each player may complete each blueprint at most once in the game, even when the card comes face up again."
     ),
     "MEC-TRUCK": (
         "A big or huge truck is bought for a dock square holding a small truck; only a big truck is "

@@ -201,9 +201,7 @@ class MechanicaRules:
         out.emit(c.ShopRotated(seat=seat, fell=fell))
         if fell:
             out.emit(
-                c.ImprovementRecycled(
-                    seat=seat, improvement=fell, placed=placed[0], lost=placed[1], from_rotation=True
-                )
+                c.ImprovementRecycled(seat=seat, improvement=fell, placed=placed[0], lost=placed[1], from_rotation=True)
             )
         top = d.setup.shop_prices[0]
         if s.stack:
@@ -267,4 +265,3 @@ class MechanicaRules:
             {"wallet": p.wallet, "vault": p.vault, "improvements": improvements_value(d, p)} for p in state.players
         ]
         return Result(scores=scores, winners=won, breakdown=breakdown)
-

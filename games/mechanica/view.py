@@ -66,9 +66,7 @@ def build_view(data: MechanicaData, state: MechanicaState, seat: int | None) -> 
                 "bots": list(data.blueprints[pile[0]].bots) if pile and pile[0] in data.blueprints else [],
                 "money": data.blueprints[pile[0]].money if pile and pile[0] in data.blueprints else 0,
                 # Seats that completed this card (now or when it was up before): they may not again.
-                "completed_by": [
-                    seat for seat, p in enumerate(state.players) if pile and pile[0] in p.blueprints_done
-                ],
+                "completed_by": [seat for seat, p in enumerate(state.players) if pile and pile[0] in p.blueprints_done],
             }
             for i, pile in enumerate(state.piles)
         ],

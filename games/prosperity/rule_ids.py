@@ -72,8 +72,7 @@ RULES_TEXT: dict[str, str] = {
         "applies at once and the tile is discarded."
     ),
     "PRO-TOTALS": (
-        "After a tile is placed, the energy and ecology totals are those of the symbols visible on "
-        "the board."
+        "After a tile is placed, the energy and ecology totals are those of the symbols visible on the board."
     ),
     "PRO-END": "The game ends after the turn of the player who drew the last tile.",
     "PRO-FINAL": (
@@ -86,14 +85,11 @@ RULES_TEXT: dict[str, str] = {
         "score 2 each and nobody scores second place; players tied for second score nothing."
     ),
     "PRO-WINNER": (
-        "The most prosperity points wins; a tie goes to the most money left; still tied, the win is "
-        "shared."
+        "The most prosperity points wins; a tie goes to the most money left; still tied, the win is shared."
     ),
     # Refusals.
     "PRO-OVER": "The game is over; no more commands are accepted.",
-    "PRO-COMMAND": (
-        "Commands are ChooseBoard, SettleEnergy, SplitResearch, Income, CleanUp, Research and BuyTile."
-    ),
+    "PRO-COMMAND": ("Commands are ChooseBoard, SettleEnergy, SplitResearch, Income, CleanUp, Research and BuyTile."),
     "PRO-WAIT": (
         "Only a seat the game waits for may act: in set-up, each seat that has not chosen its board; "
         "during a count, the seat whose choice is pending; otherwise the active player."
@@ -120,8 +116,7 @@ RULES_TEXT: dict[str, str] = {
         "tile names no space."
     ),
     "PRO-TRANSPORT": (
-        "A blue space marked as unusable takes a tile only once a transport tile covers the green "
-        "space that marks it."
+        "A blue space marked as unusable takes a tile only once a transport tile covers the green space that marks it."
     ),
 }
 

@@ -113,9 +113,7 @@ class ProsperityRules:
             self._draw(out, out.state.first_player)
         return out.events
 
-    def _count(
-        self, s: ProsperityState, seat: int, symbol: str, final: bool, choice: int | None
-    ) -> c.Counted | None:
+    def _count(self, s: ProsperityState, seat: int, symbol: str, final: bool, choice: int | None) -> c.Counted | None:
         """The seat's count of `symbol`, or None when the seat must choose and `choice` is None.
         `choice`: discs taken (energy) or energy-track steps (research), already validated."""
         p = s.players[seat]

@@ -48,9 +48,7 @@ class GreedyBot:
             return Pass()
         return best
 
-    def _card_value(
-        self, view: dict[str, Any], me: dict[str, Any], fs: int, ns: int, bl: bool, br: bool
-    ) -> float:
+    def _card_value(self, view: dict[str, Any], me: dict[str, Any], fs: int, ns: int, bl: bool, br: bool) -> float:
         cards = self.data.cards
         card = cards[view["factory"][fs - 1]["card"]]
         dice: list[int] = me["dice"]
@@ -67,9 +65,7 @@ class GreedyBot:
         held = me["investor_types"].count(card.type)
         return float(after - before + held)
 
-    def _influence_value(
-        self, view: dict[str, Any], me: dict[str, Any], seat: int, fs: int, extra: int
-    ) -> float:
+    def _influence_value(self, view: dict[str, Any], me: dict[str, Any], seat: int, fs: int, extra: int) -> float:
         value = 0.0
         n = len(view["players"])
         for pos in (fs - 1, fs):

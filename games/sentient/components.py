@@ -26,9 +26,7 @@ CARDS_PER_TYPE = 12
 KINDS_BY_TYPE: dict[str, frozenset[str]] = {
     "information": frozenset({"match"}),
     "transport": frozenset({"left_greater", "left_less", "equal", "differ_by_one"}),
-    "industry": frozenset(
-        {"both_odd", "both_even", "odd_and_even", "left_odd_right_even", "left_even_right_odd"}
-    ),
+    "industry": frozenset({"both_odd", "both_even", "odd_and_even", "left_odd_right_even", "left_even_right_odd"}),
     "military": frozenset({"sum_at_least", "sum_at_most", "difference_at_least", "difference_at_most"}),
     "service": frozenset({"sum_minus", "left_die", "right_die", "lower_die", "higher_die", "difference"}),
 }

@@ -15,9 +15,7 @@ RULES_TEXT: dict[str, str] = {
         "investors (each with a 1-VP chip) are laid at positions 0..4 around them, every player rolls "
         "their 5 dice and takes back 4 agents and 5 assistants."
     ),
-    "SEN-DECK": (
-        "When a card must be drawn from an empty deck, the discard pile is shuffled to make a new deck."
-    ),
+    "SEN-DECK": ("When a card must be drawn from an empty deck, the discard pile is shuffled to make a new deck."),
     # Turns.
     "SEN-OVER": "The game is over after the third round has been scored; no more commands are accepted.",
     "SEN-TURN": (
@@ -49,9 +47,7 @@ RULES_TEXT: dict[str, str] = {
         "corner, so two per card); blocking an = corner is not allowed."
     ),
     # Pass.
-    "SEN-PASS-ONCE": (
-        "You may pass only once per round; a player who has passed but still holds agents must acquire."
-    ),
+    "SEN-PASS-ONCE": ("You may pass only once per round; a player who has passed but still holds agents must acquire."),
     "SEN-PASS": (
         "Passing puts your spare turn-order marker on top of the next round's stack. If you still hold "
         "an agent, the factory cards are discarded and 4 new cards drawn; with no agent left you must "

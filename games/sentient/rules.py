@@ -356,7 +356,6 @@ class SentientRules:
             top = max(scores) if scores else 0
             winners = [i for i, v in enumerate(scores) if v == top]
         breakdown = [
-            {"vp": p.vp, "investors": inv_points[i], "cards": len(p.collected)}
-            for i, p in enumerate(state.players)
+            {"vp": p.vp, "investors": inv_points[i], "cards": len(p.collected)} for i, p in enumerate(state.players)
         ]
         return Result(scores=list(scores), winners=list(winners), breakdown=breakdown)

@@ -18,9 +18,7 @@ def _if(ok: bool, card: Card) -> int:
 _KINDS: dict[str, Callable[[Card, int, int], int]] = {
     # Information
     "match": lambda c, a, b: (
-        c.points_both if a == c.number and b == c.number
-        else c.points_one if a == c.number or b == c.number
-        else 0
+        c.points_both if a == c.number and b == c.number else c.points_one if a == c.number or b == c.number else 0
     ),
     # Transport
     "left_greater": lambda c, a, b: _if(a > b, c),

@@ -183,8 +183,12 @@ class ProjectorService:
     def _subscribe(self, shard: int) -> None:
         @self.broker.subscriber(
             stream=StreamSub(
-                self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer, batch=True,
-                max_records=500, polling_interval=100,
+                self.keys.bus(shard),
+                group=GROUP,
+                consumer=self.settings.consumer,
+                batch=True,
+                max_records=500,
+                polling_interval=100,
             ),
             parser=raw_parser,
             decoder=raw_decoder,
@@ -197,8 +201,15 @@ class ProjectorService:
         async def refresh(game_id: str) -> None:
             await self.projector.refresh(shard, [game_id])
 
-        reclaim_bus_entries(self.broker, self.client, self.keys.bus(shard), GROUP, self.settings.consumer,
-                            self.settings.reclaim_idle_ms, refresh)
+        reclaim_bus_entries(
+            self.broker,
+            self.client,
+            self.keys.bus(shard),
+            GROUP,
+            self.settings.consumer,
+            self.settings.reclaim_idle_ms,
+            refresh,
+        )
 
     async def start(self) -> None:
         # A new projector group starts at the bus's beginning, so it sees games created before it.

@@ -100,7 +100,10 @@ class RefereeService:
 
         reclaiming = self.broker.subscriber(
             stream=StreamSub(
-                stream, group=GROUP, consumer=s.consumer, min_idle_time=s.reclaim_idle_ms,
+                stream,
+                group=GROUP,
+                consumer=s.consumer,
+                min_idle_time=s.reclaim_idle_ms,
                 polling_interval=reclaim_polling_ms(s.reclaim_idle_ms),
             ),
             parser=raw_parser,
@@ -138,9 +141,14 @@ class RefereeService:
         await self.broker.start()
         if self.settings.intake == "direct":
             intake = Intake(
-                self.client, [self.keys.intake(i) for i in self.settings.shard_list], GROUP,
-                self.settings.consumer, self.settings.batch, self.engine.handle_many,
-                dead_letter=self.engine.dead_letter, max_deliveries=self.settings.max_deliveries,
+                self.client,
+                [self.keys.intake(i) for i in self.settings.shard_list],
+                GROUP,
+                self.settings.consumer,
+                self.settings.batch,
+                self.engine.handle_many,
+                dead_letter=self.engine.dead_letter,
+                max_deliveries=self.settings.max_deliveries,
             )
             self._intake = asyncio.create_task(intake.run())
         # Everything allocated so far lives for the process: keep it out of the GC's generations
@@ -155,8 +163,11 @@ class RefereeService:
         gc.set_threshold(*GC_THRESHOLDS)
         self._watchdog = keep_groups(self.client, self.broker, log)
         log.info(
-            "referee_started", shards=list(self.settings.shard_list), consumer=self.settings.consumer,
-            intake=self.settings.intake, inline_effects=self.engine.inline_effects,
+            "referee_started",
+            shards=list(self.settings.shard_list),
+            consumer=self.settings.consumer,
+            intake=self.settings.intake,
+            inline_effects=self.engine.inline_effects,
         )
 
     async def stop(self) -> None:

@@ -118,9 +118,16 @@ def rejection_envelope(o: CommandOutcome) -> EventEnvelope:
     """The public CommandRejected of a refused command, from its outcome alone (so an imported
     history rebuilds the same public stream)."""
     rejection = lc.CommandRejected(
-        command_id=o.command_id, command_type=o.command_type, seat=o.seat, rule=o.rule or "",
-        text=o.text or "", detail=o.detail or "", authenticated=o.authenticated,
-        expected_version=o.expected_version, correlation_id=o.correlation_id, payload=o.payload,
+        command_id=o.command_id,
+        command_type=o.command_type,
+        seat=o.seat,
+        rule=o.rule or "",
+        text=o.text or "",
+        detail=o.detail or "",
+        authenticated=o.authenticated,
+        expected_version=o.expected_version,
+        correlation_id=o.correlation_id,
+        payload=o.payload,
     )
     return EventEnvelope(
         type=type_name(rejection),
@@ -217,8 +224,9 @@ class Referee:
         if env.reply_to is not None and (
             not env.reply_to.startswith(self.keys.reply_prefix()) or "{" in env.reply_to or len(env.reply_to) > 200
         ):
-            self._dead(stream, entry_id, fields, f"reply_to must be a stream under {self.keys.reply_prefix()}", sink,
-                       env)
+            self._dead(
+                stream, entry_id, fields, f"reply_to must be a stream under {self.keys.reply_prefix()}", sink, env
+            )
             return None
         digest = hashlib.sha256(data).hexdigest()
         cls = command_type(env.type)
@@ -234,13 +242,25 @@ class Referee:
         return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, payload=payload)
 
     def _dead(
-        self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str, sink: Sink,
+        self,
+        stream: str,
+        entry_id: bytes,
+        fields: dict[bytes, bytes],
+        reason: str,
+        sink: Sink,
         env: CommandEnvelope | None = None,
     ) -> None:
         self.stats["dead"] += 1
         # What the envelope said, when it could be read (its game id may be the problem).
-        said = {} if env is None else {"game_id": env.game_id[:120], "command_id": env.command_id[:120],
-                                       "correlation_id": (env.correlation_id or env.command_id)[:120]}
+        said = (
+            {}
+            if env is None
+            else {
+                "game_id": env.game_id[:120],
+                "command_id": env.command_id[:120],
+                "correlation_id": (env.correlation_id or env.command_id)[:120],
+            }
+        )
         log.warning("dead_letter", stream=stream, entry_id=entry_id.decode(), reason=reason, **said)
         record: dict[str, bytes | str] = {"reason": reason, "stream": stream, "entry_id": entry_id}
         for k, v in fields.items():
@@ -277,8 +297,13 @@ class Referee:
                     # A bug or bad data must not sink the batch: this game's commands stay pending,
                     # are redelivered by the reclaimer and dead-lettered after max_deliveries.
                     first = items[0].env
-                    log.exception("decide_failed", game_id=game_id, command_id=first.command_id, version=agg.version,
-                                  correlation_id=first.correlation_id or first.command_id)
+                    log.exception(
+                        "decide_failed",
+                        game_id=game_id,
+                        command_id=first.command_id,
+                        version=agg.version,
+                        correlation_id=first.correlation_id or first.command_id,
+                    )
                     self._evict(game_id)
                     continue
                 if agg.status == m.NEW:
@@ -413,17 +438,25 @@ class Referee:
         }
         if isinstance(verdict, Rejected):
             outcome = CommandOutcome(
-                status=REJECTED, to_version=judged, rule=verdict.rule, text=verdict.text,
-                detail=verdict.detail, **base,  # type: ignore[arg-type]
+                status=REJECTED,
+                to_version=judged,
+                rule=verdict.rule,
+                text=verdict.text,
+                detail=verdict.detail,
+                **base,  # type: ignore[arg-type]
             )
             rejection_env = codec.encode(rejection_envelope(outcome))
             plan = Planned(item=item, outcome=outcome, public=[], token=None, encoded=codec.encode(outcome))
             return plan, AppendRequest(
-                game_id=agg.game_id, expected_version=judged, command_id=env.command_id,
-                outcome=plan.encoded, public_rejection=rejection_env,
+                game_id=agg.game_id,
+                expected_version=judged,
+                command_id=env.command_id,
+                outcome=plan.encoded,
+                public_rejection=rejection_env,
                 # An unauthenticated refusal is not remembered under its id: anyone can send one,
                 # and it must not pre-empt the real sender's command of the same id.
-                remember=authed, **self._inline(plan),
+                remember=authed,
+                **self._inline(plan),
             )
         private: list[bytes] = []
         public: list[bytes | None] = []
@@ -437,13 +470,23 @@ class Referee:
             if shown is event:
                 public.append(data)
             else:
-                public.append(None if shown is None else codec.encode(self._envelope(
-                    agg.game_id, version, shown, env, now_ms, msgspec.Raw(codec.encode(shown)))))
+                public.append(
+                    None
+                    if shown is None
+                    else codec.encode(
+                        self._envelope(agg.game_id, version, shown, env, now_ms, msgspec.Raw(codec.encode(shown)))
+                    )
+                )
         outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, **base)  # type: ignore[arg-type]
         plan = Planned(item=item, outcome=outcome, public=public, token=token, encoded=codec.encode(outcome))
         return plan, AppendRequest(
-            game_id=agg.game_id, expected_version=judged, command_id=env.command_id,
-            outcome=plan.encoded, events=private, public=public, **self._inline(plan),
+            game_id=agg.game_id,
+            expected_version=judged,
+            command_id=env.command_id,
+            outcome=plan.encoded,
+            events=private,
+            public=public,
+            **self._inline(plan),
         )
 
     def _inline(self, plan: Planned) -> dict[str, Any]:
@@ -454,7 +497,11 @@ class Referee:
 
     @staticmethod
     def _envelope(
-        game_id: str, version: int, event: msgspec.Struct, cmd: CommandEnvelope, now_ms: int,
+        game_id: str,
+        version: int,
+        event: msgspec.Struct,
+        cmd: CommandEnvelope,
+        now_ms: int,
         payload: msgspec.Raw | None = None,
     ) -> EventEnvelope:
         return EventEnvelope(
@@ -477,7 +524,9 @@ class Referee:
         out: list[tuple[str, bytes]] = []
         if o.status == ACCEPTED:
             notice = BusNotice(
-                game_id=o.game_id, from_version=o.judged_at_version, to_version=o.to_version,
+                game_id=o.game_id,
+                from_version=o.judged_at_version,
+                to_version=o.to_version,
                 events=[msgspec.Raw(p) for p in plan.public if p is not None],
             )
             out.append((self.keys.bus(shard_of(o.game_id, self.shards)), codec.encode(notice)))
@@ -492,15 +541,26 @@ class Referee:
             self.stats["accepted"] += 1
             # Debug only: at the default level this is a no-op, a JSON line per command is not.
             log.debug(
-                "accepted", game_id=o.game_id, command_id=o.command_id, version=o.to_version,
-                correlation_id=o.correlation_id or o.command_id, type=o.command_type, seat=o.seat,
+                "accepted",
+                game_id=o.game_id,
+                command_id=o.command_id,
+                version=o.to_version,
+                correlation_id=o.correlation_id or o.command_id,
+                type=o.command_type,
+                seat=o.seat,
                 from_version=o.judged_at_version,
             )
         else:
             self.stats["rejected"] += 1
             log.info(
-                "rejected", game_id=o.game_id, command_id=o.command_id, version=o.judged_at_version,
-                correlation_id=o.correlation_id or o.command_id, type=o.command_type, seat=o.seat, rule=o.rule,
+                "rejected",
+                game_id=o.game_id,
+                command_id=o.command_id,
+                version=o.judged_at_version,
+                correlation_id=o.correlation_id or o.command_id,
+                type=o.command_type,
+                seat=o.seat,
+                rule=o.rule,
                 detail=o.detail,
             )
 
@@ -528,7 +588,11 @@ class Referee:
         if outcome.status == ACCEPTED:
             # The first delivery may have been appended but never announced (a crash between the
             # append and the publish): announce again; bus readers catch up from the log anyway.
-            notice = BusNotice(game_id=outcome.game_id, from_version=outcome.judged_at_version,
-                               to_version=outcome.to_version, events=[])
+            notice = BusNotice(
+                game_id=outcome.game_id,
+                from_version=outcome.judged_at_version,
+                to_version=outcome.to_version,
+                events=[],
+            )
             sink.add(self.keys.bus(shard_of(outcome.game_id, self.shards)), {"data": codec.encode(notice)})
         self._reply(plan.item.env, Reply(outcome=outcome, token=token), sink)

@@ -34,8 +34,16 @@ DeadLetter = Callable[[str, bytes, dict[bytes, bytes], str], Awaitable[None]]
 
 class Intake:
     def __init__(
-        self, client: aredis.Redis, streams: Sequence[str], group: str, consumer: str, batch: int,
-        handle: Handler, block_ms: int = 1000, dead_letter: DeadLetter | None = None, max_deliveries: int = 5,
+        self,
+        client: aredis.Redis,
+        streams: Sequence[str],
+        group: str,
+        consumer: str,
+        batch: int,
+        handle: Handler,
+        block_ms: int = 1000,
+        dead_letter: DeadLetter | None = None,
+        max_deliveries: int = 5,
     ) -> None:
         self.client = client
         self.streams = list(streams)
@@ -89,7 +97,10 @@ class Intake:
             while True:
                 try:
                     got: list[tuple[bytes, Entries]] = await self.client.xreadgroup(  # type: ignore[assignment]
-                        self.group, self.consumer, {stream: after}, count=self.batch,
+                        self.group,
+                        self.consumer,
+                        {stream: after},
+                        count=self.batch,
                     )
                 except ResponseError as exc:
                     if "NOGROUP" not in str(exc):
@@ -111,7 +122,12 @@ class Intake:
         if self.dead_letter is None:
             return entries
         info = await self.client.xpending_range(
-            stream, self.group, min=entries[0][0], max=entries[-1][0], count=len(entries), consumername=self.consumer,
+            stream,
+            self.group,
+            min=entries[0][0],
+            max=entries[-1][0],
+            count=len(entries),
+            consumername=self.consumer,
         )
         deliveries = {i["message_id"]: int(i["times_delivered"]) for i in info}
         kept: Entries = []
@@ -127,8 +143,11 @@ class Intake:
         """One XREADGROUP; None when it failed (after recreating a lost group or backing off)."""
         try:
             got = await self.client.xreadgroup(
-                self.group, self.consumer, {s: ">" for s in self.streams},  # type: ignore[arg-type]
-                count=self.batch, block=self.block_ms,
+                self.group,
+                self.consumer,
+                {s: ">" for s in self.streams},  # type: ignore[arg-type]
+                count=self.batch,
+                block=self.block_ms,
             )
         except ResponseError as exc:
             if "NOGROUP" not in str(exc):

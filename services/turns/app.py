@@ -57,10 +57,19 @@ def turn_requests(agg: m.Match, now_ms: int) -> list[tuple[int, TurnRequest | Ga
         legal = [
             Action(type=type_name(a), payload=msgspec.to_builtins(a)) for a in agg.rules.legal_actions(agg.game, seat)
         ]
-        out.append((seat, TurnRequest(
-            game_id=agg.game_id, seat=seat, version=agg.version, view=agg.rules.view(agg.game, seat),
-            legal_actions=legal, deadline_ms=deadline,
-        )))
+        out.append(
+            (
+                seat,
+                TurnRequest(
+                    game_id=agg.game_id,
+                    seat=seat,
+                    version=agg.version,
+                    view=agg.rules.view(agg.game, seat),
+                    legal_actions=legal,
+                    deadline_ms=deadline,
+                ),
+            )
+        )
     return out
 
 
@@ -84,8 +93,12 @@ class TurnService:
     def _subscribe(self, shard: int) -> None:
         @self.broker.subscriber(
             stream=StreamSub(
-                self.keys.bus(shard), group=GROUP, consumer=self.settings.consumer, batch=True,
-                max_records=500, polling_interval=100,
+                self.keys.bus(shard),
+                group=GROUP,
+                consumer=self.settings.consumer,
+                batch=True,
+                max_records=500,
+                polling_interval=100,
             ),
             parser=raw_parser,
             decoder=raw_decoder,
@@ -98,8 +111,15 @@ class TurnService:
         async def refresh(game_id: str) -> None:
             await self.notify([game_id])
 
-        reclaim_bus_entries(self.broker, self.client, self.keys.bus(shard), GROUP, self.settings.consumer,
-                            self.settings.reclaim_idle_ms, refresh)
+        reclaim_bus_entries(
+            self.broker,
+            self.client,
+            self.keys.bus(shard),
+            GROUP,
+            self.settings.consumer,
+            self.settings.reclaim_idle_ms,
+            refresh,
+        )
 
     async def notify(self, game_ids: list[str]) -> None:
         aggs = await self.follower.catch_up(game_ids)
@@ -125,8 +145,11 @@ class TurnService:
                 continue  # the game moved on before the deadline: nothing to force
             payload = lc.ForceDefault(seat=int(seat), at_version=int(version))
             env = CommandEnvelope(
-                type=type_name(payload), game_id=game_id, command_id=f"timeout:{uuid.uuid4().hex}",
-                token=self.admin, payload=msgspec.Raw(codec.encode(payload)),
+                type=type_name(payload),
+                game_id=game_id,
+                command_id=f"timeout:{uuid.uuid4().hex}",
+                token=self.admin,
+                payload=msgspec.Raw(codec.encode(payload)),
             )
             await self.client.xadd(
                 self.keys.intake(shard_of(game_id, self.settings.shards)), {"data": codec.encode(env)}

@@ -99,8 +99,11 @@ def containers(workload: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def dicestream_workloads() -> list[dict[str, Any]]:
-    return [w for w in of_kind(*WORKLOAD_KINDS)
-            if any(c["image"].split(":")[0].endswith("dicestream") for c in containers(w))]
+    return [
+        w
+        for w in of_kind(*WORKLOAD_KINDS)
+        if any(c["image"].split(":")[0].endswith("dicestream") for c in containers(w))
+    ]
 
 
 def container_env(c: dict[str, Any]) -> dict[str, str]:
@@ -323,8 +326,7 @@ def test_k8s_token_secret_reaches_every_reader() -> None:
         (c,) = [c for c in containers(workload_for(name)) if runs_service(c) == name]
         assert "DICESTREAM_TOKEN_SECRET" in container_env(c), f"{name} does not get DICESTREAM_TOKEN_SECRET"
     secrets = [
-        d for d in of_kind("Secret")
-        if "DICESTREAM_TOKEN_SECRET" in {**d.get("data", {}), **d.get("stringData", {})}
+        d for d in of_kind("Secret") if "DICESTREAM_TOKEN_SECRET" in {**d.get("data", {}), **d.get("stringData", {})}
     ]
     assert len(secrets) == 1
 
@@ -388,8 +390,12 @@ def test_kustomization_lists_every_manifest() -> None:
     for gen in kust.get("configMapGenerator", []):
         for f in gen.get("files", []):
             assert (DEPLOY / f.split("=")[-1]).is_file(), f
-    mounted = {v["configMap"]["name"] for w in of_kind(*WORKLOAD_KINDS)
-               for v in w["spec"]["template"]["spec"].get("volumes", []) if "configMap" in v}
+    mounted = {
+        v["configMap"]["name"]
+        for w in of_kind(*WORKLOAD_KINDS)
+        for v in w["spec"]["template"]["spec"].get("volumes", [])
+        if "configMap" in v
+    }
     generated = {g["name"] for g in kust.get("configMapGenerator", [])}
     defined = {d["metadata"]["name"] for d in of_kind("ConfigMap")}
     assert mounted <= generated | defined, f"ConfigMaps mounted but never created: {mounted - generated - defined}"
@@ -430,8 +436,15 @@ def test_acl_client_can_only_submit_and_read_public() -> None:
     assert key_access(gw, "ds:game:{g1}:public") == {"R"}
     assert key_access(gw, "ds:game:{g1}:seat:2") == {"R"}
     assert key_access(gw, "ds:reply:gw:abc") == {"R", "W"}
-    for private in ("ds:game:{g1}:log", "ds:game:{g1}:cmds", "ds:game:{g1}:audit", "ds:bus:{3}",
-                    "ds:secret", "ds:reply:botrunner-1", "ds:rm:{3}:games"):
+    for private in (
+        "ds:game:{g1}:log",
+        "ds:game:{g1}:cmds",
+        "ds:game:{g1}:audit",
+        "ds:bus:{3}",
+        "ds:secret",
+        "ds:reply:botrunner-1",
+        "ds:rm:{3}:games",
+    ):
         assert not key_access(gw, private), f"client may touch {private}"
     for service in SERVICES:
         assert key_access(users[service], "ds:game:{g1}:log") == {"R", "W"}, service
@@ -458,9 +471,20 @@ def real_redis(tmp: Path) -> Iterator[int]:
     (tmp / "users.acl").write_text((DEPLOY / "redis" / "users.acl").read_text())
     port = _free_port()
     proc = subprocess.Popen(
-        [exe, str(tmp / "redis.conf"), "--port", str(port), "--bind", "127.0.0.1",
-         "--aclfile", str(tmp / "users.acl"), "--logfile", str(tmp / "redis.log")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            exe,
+            str(tmp / "redis.conf"),
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--aclfile",
+            str(tmp / "users.acl"),
+            "--logfile",
+            str(tmp / "redis.log"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 10
@@ -577,8 +601,19 @@ async def test_sdk_bots_play_a_whole_game_as_the_gateway_user(tmp_path: Path) ->
             gw = Client(connect(gw_url), Keys("ds"), 2, name="gw:host")
             created = await gw.call("sdk1", lc.CreateGame(game_type="sentient", num_players=2), timeout_s=10)
             assert created.outcome.status == "accepted", created.outcome
-            bots = [sdk.play_seat(FirstLegal(), "sdk1", seat, redis_url=gw_url, shards=2, start=seat == 1,
-                                  client_name="gw", timeout_s=90) for seat in range(2)]
+            bots = [
+                sdk.play_seat(
+                    FirstLegal(),
+                    "sdk1",
+                    seat,
+                    redis_url=gw_url,
+                    shards=2,
+                    start=seat == 1,
+                    client_name="gw",
+                    timeout_s=90,
+                )
+                for seat in range(2)
+            ]
             results = await asyncio.wait_for(asyncio.gather(*bots), 120)
             assert results[0].scores == results[1].scores and len(results[0].scores) == 2
             await gw.close()

@@ -22,8 +22,16 @@ def given(*events: msgspec.Struct) -> m.Match:
 def created(n: int = 2) -> list[msgspec.Struct]:
     from games.sentient import RULES
 
-    return [lc.GameCreated(game_type="sentient", num_players=n, rules_version=RULES.rules_version,
-                           data_version=RULES.data_version, seed_commitment="c", seed="s")]
+    return [
+        lc.GameCreated(
+            game_type="sentient",
+            num_players=n,
+            rules_version=RULES.rules_version,
+            data_version=RULES.data_version,
+            seed_commitment="c",
+            seed="s",
+        )
+    ]
 
 
 def seated(n: int = 2) -> list[msgspec.Struct]:
@@ -50,29 +58,36 @@ def test_not_found() -> None:
 
 
 def test_exists() -> None:
-    refused(given(*created()), m.Request(payload=lc.CreateGame(game_type="sentient", num_players=2),
-                                         new_seed="x"), "GAME-EXISTS")
+    refused(
+        given(*created()),
+        m.Request(payload=lc.CreateGame(game_type="sentient", num_players=2), new_seed="x"),
+        "GAME-EXISTS",
+    )
 
 
 def test_unknown_game() -> None:
-    refused(given(), m.Request(payload=lc.CreateGame(game_type="chess", num_players=2), new_seed="x"),
-            "GAME-UNKNOWN-GAME")
+    refused(
+        given(), m.Request(payload=lc.CreateGame(game_type="chess", num_players=2), new_seed="x"), "GAME-UNKNOWN-GAME"
+    )
 
 
 @pytest.mark.parametrize("n", [1, 5])
 def test_players_out_of_range(n: int) -> None:
-    refused(given(), m.Request(payload=lc.CreateGame(game_type="sentient", num_players=n), new_seed="x"),
-            "GAME-PLAYERS")
+    refused(
+        given(), m.Request(payload=lc.CreateGame(game_type="sentient", num_players=n), new_seed="x"), "GAME-PLAYERS"
+    )
 
 
 def test_seat_range() -> None:
-    refused(given(*created()), m.Request(payload=lc.JoinSeat(seat=2, name="x"), new_token_hash="h"),
-            "GAME-SEAT-RANGE")
+    refused(given(*created()), m.Request(payload=lc.JoinSeat(seat=2, name="x"), new_token_hash="h"), "GAME-SEAT-RANGE")
 
 
 def test_seat_taken() -> None:
-    refused(given(*created(), lc.SeatJoined(seat=0, name="a", kind="bot", token_hash="h0")),
-            m.Request(payload=lc.JoinSeat(seat=0, name="x"), new_token_hash="h"), "GAME-SEAT-TAKEN")
+    refused(
+        given(*created(), lc.SeatJoined(seat=0, name="a", kind="bot", token_hash="h0")),
+        m.Request(payload=lc.JoinSeat(seat=0, name="x"), new_token_hash="h"),
+        "GAME-SEAT-TAKEN",
+    )
 
 
 def test_start_needs_every_seat() -> None:
@@ -119,10 +134,12 @@ def test_force_default_needs_the_admin_and_a_seat_still_waited_for() -> None:
     seat = m.to_act(agg)[0]
     force = lc.ForceDefault(seat=seat, at_version=agg.version)
     refused(agg, m.Request(payload=force), "GAME-NOT-ADMIN")
-    refused(agg, m.Request(payload=lc.ForceDefault(seat=1 - seat, at_version=agg.version), admin=True),
-            "GAME-NOT-WAITING")
-    refused(agg, m.Request(payload=lc.ForceDefault(seat=seat, at_version=agg.version - 1), admin=True),
-            "GAME-NOT-WAITING")
+    refused(
+        agg, m.Request(payload=lc.ForceDefault(seat=1 - seat, at_version=agg.version), admin=True), "GAME-NOT-WAITING"
+    )
+    refused(
+        agg, m.Request(payload=lc.ForceDefault(seat=seat, at_version=agg.version - 1), admin=True), "GAME-NOT-WAITING"
+    )
     out = m.decide(agg, m.Request(payload=force, admin=True))
     assert not isinstance(out, Rejected)
     assert isinstance(out[0], lc.DefaultActionForced) and out[0].reason == "timeout"

@@ -17,9 +17,7 @@ _ids = itertools.count(1)
 
 def envelope(game_id: str, payload: msgspec.Struct, **kw: Any) -> CommandEnvelope:
     kw.setdefault("command_id", uuid.uuid4().hex)
-    return CommandEnvelope(
-        type=type_name(payload), game_id=game_id, payload=msgspec.Raw(codec.encode(payload)), **kw
-    )
+    return CommandEnvelope(type=type_name(payload), game_id=game_id, payload=msgspec.Raw(codec.encode(payload)), **kw)
 
 
 def entry(env: CommandEnvelope | bytes) -> tuple[bytes, dict[bytes, bytes]]:

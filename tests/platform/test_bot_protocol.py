@@ -50,11 +50,21 @@ async def test_a_plain_redis_json_bot_and_an_sdk_bot_play_a_full_game(
         cli = Client(client, keys, settings.shards)
         await cli.call("proto", lc.CreateGame(game_type="sentient", num_players=3))
         assert await run.bots.runner.host(HostBot(game_id="proto", seat=0, kind="greedy"))
-        plain = asyncio.create_task(asyncio.to_thread(
-            plain_bot.play, "proto", 1, redis_url, settings.prefix, settings.shards))
+        plain = asyncio.create_task(
+            asyncio.to_thread(plain_bot.play, "proto", 1, redis_url, settings.prefix, settings.shards)
+        )
         await wait_for(lambda: seat_joined(client, keys, "proto", 1))
-        sdk_bot = asyncio.create_task(sdk.play_seat(
-            FirstLegal(), "proto", 2, redis_url=redis_url, prefix=settings.prefix, shards=settings.shards, start=True))
+        sdk_bot = asyncio.create_task(
+            sdk.play_seat(
+                FirstLegal(),
+                "proto",
+                2,
+                redis_url=redis_url,
+                prefix=settings.prefix,
+                shards=settings.shards,
+                start=True,
+            )
+        )
         scores = await asyncio.wait_for(plain, 60)
         over = await asyncio.wait_for(sdk_bot, 60)
         assert scores == over.scores and len(scores) == 3
@@ -109,8 +119,13 @@ async def test_a_stale_answer_and_another_seats_token_are_refused_and_the_game_g
         assert stolen.outcome.rule == "GAME-AUTH"
         ok = await answer(tokens[seat], req.version)
         assert ok.outcome.status == "accepted"
-        await next_request(client, keys, "stale", m.to_act(
-            rebuild("stale", await RedisEventStore(client, keys).read("stale")))[0], req.version)
+        await next_request(
+            client,
+            keys,
+            "stale",
+            m.to_act(rebuild("stale", await RedisEventStore(client, keys).read("stale")))[0],
+            req.version,
+        )
         await cli.close()
 
 

@@ -23,8 +23,15 @@ CLI = [sys.executable, "-m", "dicestream.cli"]
 @pytest.fixture
 def env(redis_url: str, prefix: str, tmp_path: Path) -> dict[str, str]:
     # COLUMNS=80: what a pipe or a narrow terminal gets; output meant for scripts must not wrap.
-    return {**os.environ, "REDIS_URL": redis_url, "DICESTREAM_PREFIX": prefix, "DICESTREAM_SHARDS": "2",
-            "DICESTREAM_LOG_LEVEL": "warning", "DICESTREAM_DATA": str(tmp_path / "data"), "COLUMNS": "80"}
+    return {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "DICESTREAM_PREFIX": prefix,
+        "DICESTREAM_SHARDS": "2",
+        "DICESTREAM_LOG_LEVEL": "warning",
+        "DICESTREAM_DATA": str(tmp_path / "data"),
+        "COLUMNS": "80",
+    }
 
 
 def cli(env: dict[str, str], *args: str, timeout: float = 60) -> str:
@@ -58,22 +65,29 @@ def test_new_send_watch_and_rebuild_a_game_from_the_command_line(
     assert "accepted lifecycle.CreateGame" in out and "cli-game" in out
     tokens = []
     for seat in range(2):
-        out = cli(env, "send", "cli-game", "lifecycle.JoinSeat", f'{{"seat": {seat}, "name": "p{seat}"}}',
-                  "--seat", str(seat))
+        out = cli(
+            env, "send", "cli-game", "lifecycle.JoinSeat", f'{{"seat": {seat}, "name": "p{seat}"}}', "--seat", str(seat)
+        )
         # The token line is longer than 80 columns and still one line a script can cut.
         [token] = re.findall(r"seat token \(keep it secret\): ([0-9a-f]{64})$", out, re.M)
         tokens.append(token)
-    refused = json.loads(cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0",
-                             "--token", tokens[1], "--json"))
+    refused = json.loads(
+        cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0", "--token", tokens[1], "--json")
+    )
     assert (refused["outcome"]["status"], refused["outcome"]["rule"]) == ("rejected", "GAME-AUTH")
-    started = json.loads(cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0",
-                             "--token", tokens[0], "--json"))
+    started = json.loads(
+        cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0", "--token", tokens[0], "--json")
+    )
     assert started["outcome"]["status"] == "accepted" and started["token"] is None
 
     watched = cli(env, "watch", "cli-game", "--no-follow")
     lines = watched.splitlines()
     assert [ln.split()[1] for ln in lines[:4]] == [
-        "lifecycle.GameCreated", "lifecycle.SeatJoined", "lifecycle.SeatJoined", "lifecycle.CommandRejected"]
+        "lifecycle.GameCreated",
+        "lifecycle.SeatJoined",
+        "lifecycle.SeatJoined",
+        "lifecycle.CommandRejected",
+    ]
     assert "sentient.DeckShuffled" in watched
     # Whole envelopes for machines: what is hidden is visibly absent, not cut off.
     events = [json.loads(ln) for ln in cli(env, "watch", "cli-game", "--no-follow", "--json").splitlines()]
@@ -84,6 +98,7 @@ def test_new_send_watch_and_rebuild_a_game_from_the_command_line(
 
     client = redis.Redis.from_url(redis_url)
     try:
+
         def models() -> set[bytes]:
             return {k for k in client.scan_iter(match=f"{prefix}:rm:*") if not k.endswith(b":pos")}
 

@@ -41,15 +41,23 @@ class RefereeProcess:
     def __init__(self, settings: Settings, url: str, consumer: str, reclaim_idle_ms: int) -> None:
         self.log = Path(tempfile.mkstemp(prefix="referee-", suffix=".log")[1])
         env = dict(
-            os.environ, REDIS_URL=url, DICESTREAM_PREFIX=settings.prefix, DICESTREAM_SHARDS=str(settings.shards),
-            DICESTREAM_CONSUMER=consumer, DICESTREAM_BATCH=str(settings.batch),
-            DICESTREAM_RECLAIM_IDLE_MS=str(reclaim_idle_ms), DICESTREAM_TOKEN_SECRET=settings.token_secret or "",
+            os.environ,
+            REDIS_URL=url,
+            DICESTREAM_PREFIX=settings.prefix,
+            DICESTREAM_SHARDS=str(settings.shards),
+            DICESTREAM_CONSUMER=consumer,
+            DICESTREAM_BATCH=str(settings.batch),
+            DICESTREAM_RECLAIM_IDLE_MS=str(reclaim_idle_ms),
+            DICESTREAM_TOKEN_SECRET=settings.token_secret or "",
             DICESTREAM_LOG_LEVEL="warning",
         )
         with self.log.open("wb") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "dicestream.cli", "serve", "referee"], env=env,
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                [sys.executable, "-m", "dicestream.cli", "serve", "referee"],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
             )
 
     def kill(self) -> None:
@@ -166,7 +174,11 @@ async def test_a_referee_killed_mid_batch_loses_no_command(
 
 
 async def held_by_referee_0(
-    settings: Settings, client: aredis.Redis, game_id: str, payloads: list[msgspec.Struct], deliveries: int = 1,
+    settings: Settings,
+    client: aredis.Redis,
+    game_id: str,
+    payloads: list[msgspec.Struct],
+    deliveries: int = 1,
 ) -> tuple[Settings, str, Client, list[str]]:
     """`payloads` sent to `game_id`, then read `deliveries` times by consumer referee-0 and never
     acked (it crashed); the settings of a referee-0 that will not reclaim within a test."""

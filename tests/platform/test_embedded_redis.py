@@ -61,16 +61,27 @@ def test_the_demo_runs_end_to_end_on_the_embedded_server(tmp_path: Path) -> None
         env = {**os.environ, "REDIS_URL": url, "DICESTREAM_PREFIX": "demo-test", "COLUMNS": "160"}
         done = subprocess.run(
             [sys.executable, "-m", "dicestream.cli", "demo", "--players", "2,4"],
-            env=env, capture_output=True, text=True, timeout=180,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
         )
         assert done.returncode == 0, done.stderr[-2000:]
         assert "Final scores" in done.stdout and "dicestream replay" in done.stdout
         for title in GAMES:  # one full game of every title
             assert f"{title}-" in done.stdout, title
         verify = subprocess.run(
-            [sys.executable, "-m", "dicestream.cli", "verify",
-             done.stdout.split("dicestream verify ")[1].split()[0].strip(",")],
-            env=env, capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "dicestream.cli",
+                "verify",
+                done.stdout.split("dicestream verify ")[1].split()[0].strip(","),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert verify.returncode == 0 and "OK" in verify.stdout, verify.stdout + verify.stderr
     finally:

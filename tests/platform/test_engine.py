@@ -231,8 +231,12 @@ async def test_reusing_a_public_join_command_id_does_not_hand_out_that_seats_tok
     real = await send(referee, "g", lc.JoinSeat(seat=1, name="victim"))
     assert real.token is not None
     # The thief copies the public command id but, not knowing the original bytes, sends its own.
-    thief = envelope("g", lc.JoinSeat(seat=1, name="thief"), command_id=real.outcome.command_id,
-                     reply_to=KEYS.reply_prefix() + "thief")
+    thief = envelope(
+        "g",
+        lc.JoinSeat(seat=1, name="thief"),
+        command_id=real.outcome.command_id,
+        reply_to=KEYS.reply_prefix() + "thief",
+    )
     await referee.handle(INTAKE, [entry(thief)])
     [answer] = replies(referee, KEYS.reply_prefix() + "thief")
     assert answer.outcome.status == "accepted" and answer.token is None

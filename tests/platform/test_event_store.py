@@ -26,8 +26,9 @@ async def store(request: pytest.FixtureRequest, prefix: str, redis_url: str) -> 
 
 def req(cmd: str, expected: int, n: int = 1, game: str = "g") -> AppendRequest:
     events = [f'{{"e":"{cmd}-{i}"}}'.encode() for i in range(n)]
-    return AppendRequest(game_id=game, expected_version=expected, command_id=cmd, outcome=cmd.encode(),
-                         events=events, public=[None] * n)
+    return AppendRequest(
+        game_id=game, expected_version=expected, command_id=cmd, outcome=cmd.encode(), events=events, public=[None] * n
+    )
 
 
 async def test_append_then_read_by_version(store: EventStore) -> None:
@@ -66,8 +67,9 @@ async def test_the_public_stream_gets_each_events_projection_in_version_order(st
     marker instead of the same bytes twice)."""
     private = [b'{"e":1,"secret":"s"}', b'{"e":2}', b'{"e":3,"secret":"t"}']
     public: list[bytes | None] = [b'{"e":1}', private[1], None]
-    request = AppendRequest(game_id="g", expected_version=0, command_id="a", outcome=b"a",
-                            events=private, public=public)
+    request = AppendRequest(
+        game_id="g", expected_version=0, command_id="a", outcome=b"a", events=private, public=public
+    )
     assert [r.status for r in await store.append_many([request])] == [OK]
     assert [d for _, d in await store.read("g")] == private
     assert await store.read_public("g") == [b'{"e":1}', b'{"e":2}']
@@ -75,8 +77,9 @@ async def test_the_public_stream_gets_each_events_projection_in_version_order(st
 
 async def test_rejections_record_an_outcome_without_moving_the_version(store: EventStore) -> None:
     await store.append_many([req("a", 0)])
-    rejection = AppendRequest(game_id="g", expected_version=1, command_id="r", outcome=b"no",
-                              public_rejection=b'{"rejected":1}')
+    rejection = AppendRequest(
+        game_id="g", expected_version=1, command_id="r", outcome=b"no", public_rejection=b'{"rejected":1}'
+    )
     assert [r.status for r in await store.append_many([rejection, req("b", 1)])] == [OK, OK]
     assert [v for v, _ in await store.read("g")] == [1, 2]
     assert await store.audit("g") == [b"a", b"no", b"b"]

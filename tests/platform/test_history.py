@@ -139,15 +139,30 @@ def test_audit_of_a_rejected_command_cites_the_rule() -> None:
     base = hist.outcomes[10]
     waiting = m.to_act(h.fold(hist, base.to_version))[0]
     rejected = CommandOutcome(
-        command_id="bad-1", command_type="sentient.Pass", game_id=hist.game_id, status="rejected",
-        seat=(waiting + 1) % 3, authenticated=True, received_at_ms=base.received_at_ms,
-        judged_at_version=base.to_version, to_version=base.to_version, rule="SEN-TURN", text="t",
-        detail="not your turn", payload=msgspec.Raw(codec.encode(Pass())),
+        command_id="bad-1",
+        command_type="sentient.Pass",
+        game_id=hist.game_id,
+        status="rejected",
+        seat=(waiting + 1) % 3,
+        authenticated=True,
+        received_at_ms=base.received_at_ms,
+        judged_at_version=base.to_version,
+        to_version=base.to_version,
+        rule="SEN-TURN",
+        text="t",
+        detail="not your turn",
+        payload=msgspec.Raw(codec.encode(Pass())),
     )
     hist = h.History(game_id=hist.game_id, events=hist.events, outcomes=[*hist.outcomes, rejected])
     report = h.audit(hist, h.find_outcome(hist, command_id="bad-1"), rejudge=True)
-    assert report.verdict == {"status": "rejected", "rule": "SEN-TURN", "text": "t", "detail": "not your turn",
-                              "judged_at_version": base.to_version, "to_version": base.to_version}
+    assert report.verdict == {
+        "status": "rejected",
+        "rule": "SEN-TURN",
+        "text": "t",
+        "detail": "not your turn",
+        "judged_at_version": base.to_version,
+        "to_version": base.to_version,
+    }
     assert report.events == [] and report.legal_actions == []  # not that seat's turn: nothing was legal
     assert report.rejudged is not None and report.rejudged["rule"] == "SEN-TURN" and report.rejudged["agrees"]
 

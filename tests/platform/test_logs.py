@@ -33,8 +33,13 @@ def lines(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         seen.append({**event, "level": level})
         raise structlog.DropEvent
 
-    monkeypatch.setattr(engine, "log", structlog.wrap_logger(
-        None, processors=[keep], wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG)))
+    monkeypatch.setattr(
+        engine,
+        "log",
+        structlog.wrap_logger(
+            None, processors=[keep], wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG)
+        ),
+    )
     return seen
 
 
@@ -49,7 +54,10 @@ async def test_accepted_rejected_and_dead_lettered_commands_are_traceable(lines:
     accepted, rejected, dead = by_event["accepted"], by_event["rejected"], by_event["dead_letter"]
     assert accepted.keys() >= TRACED and accepted["level"] == "debug"
     assert (accepted["command_id"], accepted["correlation_id"], accepted["version"]) == (
-        create.command_id, "trace-1", 1)
+        create.command_id,
+        "trace-1",
+        1,
+    )
     assert rejected.keys() >= TRACED and rejected["rule"] == "GAME-AUTH"
     # Without a correlation id of its own, a command is its own correlation.
     assert rejected["correlation_id"] == refused.command_id

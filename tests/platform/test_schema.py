@@ -142,8 +142,9 @@ async def play(s: Scenario, out: Checked) -> None:
     waiting = m.to_act(agg)[0]
     await send(rules.legal_actions(agg.game, waiting)[0], seat=waiting, token="forged")
     await send(lc.ForceDefault(seat=waiting, at_version=agg.version), seat=waiting, token=tokens[waiting])
-    await send(rules.legal_actions(agg.game, waiting)[0], seat=waiting, token=tokens[waiting],
-               expected_version=agg.version - 1)
+    await send(
+        rules.legal_actions(agg.game, waiting)[0], seat=waiting, token=tokens[waiting], expected_version=agg.version - 1
+    )
     assert [json.loads(f["data"])["outcome"]["status"] for f in sink.streams[REPLIES][-3:]] == ["rejected"] * 3
     forced = resigned = False
     for turn in range(5000):
@@ -219,9 +220,20 @@ def test_the_committed_schema_is_what_the_code_generates() -> None:
 async def test_every_message_of_real_games_validates(game: str) -> None:
     out = await validated(game)
     assert not out.errors, f"{len(out.errors)} {game} messages fail their schema:\n" + "\n".join(out.errors[:10])
-    expected = {"command", "command payload", "private event", "private event payload", "public event",
-                "public event payload", "bus notice", "reply", "export header", "export outcome",
-                "seat message", "legal action"}
+    expected = {
+        "command",
+        "command payload",
+        "private event",
+        "private event payload",
+        "public event",
+        "public event payload",
+        "bus notice",
+        "reply",
+        "export header",
+        "export outcome",
+        "seat message",
+        "legal action",
+    }
     assert expected <= set(out.kinds), expected - set(out.kinds)
     assert {"lifecycle.Resign", "lifecycle.ForceDefault"} <= out.commands
     assert {"lifecycle.PlayerResigned", "lifecycle.DefaultActionForced", "lifecycle.CommandRejected"} <= out.events

@@ -97,5 +97,3 @@ def act(state: ArtifactsState, seat: int, cmd: msgspec.Struct, seed: str = "t") 
 
 def refused(state: ArtifactsState, seat: int, cmd: msgspec.Struct) -> Rejected:
     return gwt.refused(RULES, state, seat, cmd)
-
-

@@ -34,8 +34,10 @@ def test_greedy_beats_random(num_players: int) -> None:
     rules = _CountingRules()
     assert_greedy_beats_random("artifacts", num_players, rules=rules)
     rounds = rules.rounds
-    print(f"rounds min {min(rounds)} median {sorted(rounds)[len(rounds) // 2]} max {max(rounds)}: "
-          f"{sorted(Counter(rounds).items())}")
+    print(
+        f"rounds min {min(rounds)} median {sorted(rounds)[len(rounds) // 2]} max {max(rounds)}: "
+        f"{sorted(Counter(rounds).items())}"
+    )
     assert len(rounds) == GAMES
     # A sensible length: greedy self-play takes 8-15 rounds; far from the round cap of 60.
     assert min(rounds) >= 8 and max(rounds) <= 40

@@ -77,9 +77,7 @@ def installed(seat: int, improvement: str, row: int, col: int) -> c.ImprovementI
 
 def bots_at(seat: int, *where: tuple[str, int, int, int]) -> c.BotsMade:
     """Bots (model, row, col, hole) put into `seat`'s holes."""
-    return c.BotsMade(
-        seat=seat, bots=[c.PlacedBot(seat=seat, model=m, spot=spot(r, col, h)) for m, r, col, h in where]
-    )
+    return c.BotsMade(seat=seat, bots=[c.PlacedBot(seat=seat, model=m, spot=spot(r, col, h)) for m, r, col, h in where])
 
 
 def act(state: MechanicaState, seat: int, cmd: msgspec.Struct, seed: str = "t") -> list[msgspec.Struct]:
@@ -93,5 +91,3 @@ def refused(state: MechanicaState, seat: int, cmd: msgspec.Struct) -> Rejected:
 
 def holes(state: MechanicaState, seat: int, row: int, col: int) -> list[str]:
     return state.players[seat].holes[DATA.geometry.square(row - 1, col - 1)]
-
-

@@ -81,8 +81,7 @@ def test_decide_never_raises_on_arbitrary_fields(
     # When a command carries arbitrary values: of each field's declared type or of any type (the
     # constructor checks no types; the wire decoder would, but decide must not rely on it)
     fields = {
-        f.name: data.draw(_typed(f.type) if well_typed else VALUES, label=f.name)
-        for f in msgspec.structs.fields(cls)
+        f.name: data.draw(_typed(f.type) if well_typed else VALUES, label=f.name) for f in msgspec.structs.fields(cls)
     }
     cmd = cls(**fields)
     out = RULES.decide(state, seat, cmd, Rng.for_version("robust", 1))

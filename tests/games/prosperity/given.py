@@ -80,8 +80,6 @@ def refused(state: ProsperityState, seat: int, cmd: msgspec.Struct) -> Rejected:
     return gwt.refused(RULES, state, seat, cmd)
 
 
-
-
 def end_turn_into_count(state: ProsperityState) -> list[msgspec.Struct]:
     """The active player spends its remaining actions on income, so the next turn's tile is drawn
     and counted; returns the events."""

@@ -22,7 +22,7 @@ FILLER = "hydroelectric-dam"  # turn 1's tile, already counted in the given stat
 
 
 def blue(symbol: str) -> ProsperityState:
-    """"Blue is in the situation shown": energy total -2, ecology +2, no capital symbol visible,
+    """ "Blue is in the situation shown": energy total -2, ecology +2, no capital symbol visible,
     5 research symbols, 2 prosperity symbols on tiles and 1 uncovered on the pollution track.
     Blue is seat 0 (silver board); seat 1 ends turn 1, so Blue draws the tile highlighting
     `symbol` and counts first."""

@@ -133,9 +133,7 @@ def test_full_round_then_next_round_prepared() -> None:
     assert all(cid is None for p in state.players for cid in p.network)
     assert all(len(p.collected) == 4 for p in state.players)
     assert all(cid is not None for cid in state.factory)
-    assert state.investors == list(
-        next(e for e in out if isinstance(e, c.RoundStarted)).investors
-    )
+    assert state.investors == list(next(e for e in out if isinstance(e, c.RoundStarted)).investors)
     assert sorted(state.investors) == sorted(DATA.investors_by_round[1])  # type: ignore[type-var]
 
 
@@ -188,8 +186,8 @@ def test_legal_actions_cover_every_assistant_and_block_choice() -> None:
     expected = 1
     for cid in state.factory:
         card = DATA.cards[cid or ""]
-        for bl in ([False, True] if card.left != "=" else [False]):
-            for br in ([False, True] if card.right != "=" else [False]):
+        for bl in [False, True] if card.left != "=" else [False]:
+            for br in [False, True] if card.right != "=" else [False]:
                 expected += 4 * (5 - bl - br + 1)
     assert len(legal) == expected
     for cmd in legal:

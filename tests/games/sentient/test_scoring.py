@@ -70,8 +70,14 @@ def test_calibration_wraps_around(value: int, modifier: str, expected: int) -> N
 
 def test_acquire_wraps_six_up_to_one_and_one_down_to_six() -> None:
     plus_minus = card_where(left="+", right="-")
-    state = fold(2, table_events(2, factory=[plus_minus, *[x for x in DATA.card_ids if x != plus_minus][:3]],
-                                 dice=[[6, 1, 3, 3, 3], [3, 3, 3, 3, 3]]))
+    state = fold(
+        2,
+        table_events(
+            2,
+            factory=[plus_minus, *[x for x in DATA.card_ids if x != plus_minus][:3]],
+            dice=[[6, 1, 3, 3, 3], [3, 3, 3, 3, 3]],
+        ),
+    )
     out = act(state, 0, c.Acquire(factory_slot=1, network_slot=1))
     cal = next(e for e in out if isinstance(e, c.DiceCalibrated))
     assert (cal.before, cal.after) == ([6, 1], [1, 6])
