@@ -34,7 +34,7 @@ from services.broker import (
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
-from services.projector.readmodel import ReadModelKeys, public_state, summary
+from services.readmodel import ReadModelKeys, public_state, summary
 from services.redis_conn import connect
 from services.referee.engine import rebuild
 

@@ -1,4 +1,4 @@
-"""Read models kept by the projector, under the shard's hash tag so one MULTI updates a shard's
+"""Read models: the layout the projector writes and every reader (gateway, CLI) reads, under the
 models and its bus position together (also on Redis Cluster)."""
 
 from __future__ import annotations
