@@ -1,5 +1,6 @@
-"""Read models: the layout the projector writes and every reader (gateway, CLI) reads, under the
-models and its bus position together (also on Redis Cluster)."""
+"""Read models: the layout the projector writes and every reader (gateway, CLI) reads. A shard's
+models sit under the shard's hash tag, so one MULTI updates them and the shard's bus position
+together (also on Redis Cluster)."""
 
 from __future__ import annotations
 
