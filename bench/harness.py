@@ -32,8 +32,8 @@ from services import tokens
 from services.client import Client
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from services.follower import rebuild
 from services.redis_conn import connect
-from services.referee.engine import rebuild
 
 GROUP = "referee"  # services.referee.app.GROUP (not imported: that pulls in FastStream)
 

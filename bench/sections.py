@@ -28,8 +28,9 @@ from services import tokens
 from services.client import Client
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
+from services.follower import rebuild
 from services.redis_conn import connect
-from services.referee.engine import Referee, rebuild
+from services.referee.engine import Referee
 from services.referee.sink import MemorySink
 
 

@@ -36,7 +36,8 @@ SeatMessage = TurnRequest | GameOver
 
 
 class HostBot(msgspec.Struct, frozen=True, kw_only=True):
-    """Asks a bot runner to join `seat` of `game_id` with a bot of `kind` and play it."""
+    """Asks a bot runner (on `<prefix>:bots:lobby`) to join `seat` of `game_id` with a bot of `kind`
+    and play it; the answer, a `HostReply`, goes to `reply_to` when given."""
 
     game_id: str
     seat: int
@@ -44,3 +45,27 @@ class HostBot(msgspec.Struct, frozen=True, kw_only=True):
     game_type: str = "sentient"
     name: str | None = None
     seed: int = 0
+    reply_to: str | None = None
+
+
+HOSTED, REFUSED = "hosted", "refused"
+
+
+class HostReply(msgspec.Struct, frozen=True, kw_only=True):
+    """A bot runner's answer to a `HostBot`: `hosted`, or `refused` with the reason (and the
+    referee's rule when the JoinSeat was refused)."""
+
+    game_id: str
+    seat: int
+    status: str  # "hosted" | "refused"
+    reason: str | None = None
+    rule: str | None = None
+
+
+class TurnNotice(msgspec.Struct, frozen=True, kw_only=True):
+    """On `<prefix>:turns:{shard}`: seat `seat` of `game_id` was sent a request (or GameOver) for
+    `version` on its seat stream. For hosts of many seats; the seat stream stays the record."""
+
+    game_id: str
+    seat: int
+    version: int

@@ -25,7 +25,7 @@ from contracts.schema import documents, render
 from dicestream.loop import run as run_loop
 from services import logs
 from services.client import Client
-from services.config import Settings, from_env
+from services.config import ConfigError, Settings, from_env
 from services.eventstore.keys import Keys
 from services.redis_conn import connect
 from services.redis_server import EmbeddedRedis, resolve_url
@@ -37,8 +37,16 @@ console = Console()
 DATA_DIR = Path(os.environ.get("DICESTREAM_DATA", ".dicestream"))
 
 
+def _settings() -> Settings:
+    try:
+        return from_env()
+    except ConfigError as exc:
+        console.print(f"[red]configuration:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+
+
 def _setup(quiet: bool = False) -> tuple[Settings, str, EmbeddedRedis | None]:
-    settings = from_env()
+    settings = _settings()
     logs.configure("warning" if quiet else settings.log_level, settings.log_format)
     url, server = resolve_url(settings.redis_url, DATA_DIR / "redis")
     if server is not None:
@@ -56,30 +64,50 @@ def _run(coro: Any) -> Any:
 def up() -> None:
     """Run every service (referee, projector, turns, bot runner) in this process until Ctrl-C."""
     settings, url, _server = _setup()
-    _run(_serve(settings, url, None))
+    if _run(_serve(settings, url, None)):
+        raise typer.Exit(1)
 
 
 @app.command()
 def serve(name: Annotated[str, typer.Argument(help="referee | projector | turns | botrunner")]) -> None:
-    """Run one service (what each container runs)."""
+    """Run one service (what each container runs). Needs REDIS_URL: a service never starts an
+    embedded Redis. Exits 1 when a loop keeps failing, so that the orchestrator restarts it."""
     from dicestream.runtime import SERVICES
 
     if name not in SERVICES:
         raise typer.BadParameter(f"one of {', '.join(SERVICES)}")
-    settings, url, _server = _setup()
-    _run(_serve(settings, url, (name,)))
+    settings = _settings()
+    logs.configure(settings.log_level, settings.log_format)
+    if not settings.redis_url:
+        console.print(
+            "[red]REDIS_URL is not set:[/] `serve` needs the Redis (or any Redis Cluster node) to use, "
+            "e.g. REDIS_URL=redis://user:password@redis:6379/0"
+        )
+        raise typer.Exit(2)
+    if _run(_serve(settings, settings.redis_url, (name,))):
+        raise typer.Exit(1)
 
 
-async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) -> None:
+async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) -> str:
+    """Serve until SIGINT/SIGTERM (returns "") or until a supervisor gives up (returns why)."""
     from dicestream.runtime import SERVICES, running
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    async with running(settings, url, names or SERVICES):
-        console.print(f"[green]running {', '.join(names or SERVICES)} on {url}[/] (Ctrl-C stops)")
-        await stop.wait()
+    async with running(settings, url, names or SERVICES, health=True) as run:
+        health = f"; health on {run.health.url}" if run.health else ""
+        console.print(f"[green]running {', '.join(names or SERVICES)} on {url}[/]{health} (Ctrl-C stops)")
+        stopping = asyncio.ensure_future(stop.wait())
+        fatal = asyncio.ensure_future(run.fatal())
+        await asyncio.wait([stopping, fatal], return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        fatal.cancel()
+        reason = fatal.result() if fatal.done() and not fatal.cancelled() else ""
+        if reason:
+            console.print(f"[red]stopping: {escape(reason)}[/]")
+        return reason
 
 
 @app.command()

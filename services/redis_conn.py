@@ -28,9 +28,34 @@ import redis
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import Connection
+from redis.exceptions import (
+    AuthenticationError,
+    AuthorizationError,
+    ClusterDownError,
+    ReadOnlyError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 
 AnyRedis: TypeAlias = aredis.Redis | RedisCluster
 CLUSTER_ENV = "DICESTREAM_REDIS_CLUSTER"
+
+
+# Faults that pass: Redis restarting or unreachable, a cluster failing over. Loops wait them out with a
+# backoff instead of counting them as failures; a wrong password or a refused command is not one.
+_TRANSIENT = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    ClusterDownError,
+    TryAgainError,
+    SlotNotCoveredError,
+    ReadOnlyError,
+    OSError,
+)
+
+
+def transient(exc: BaseException) -> bool:
+    return isinstance(exc, _TRANSIENT) and not isinstance(exc, AuthenticationError | AuthorizationError)
 
 
 class HiredisPackingConnection(Connection):
@@ -71,17 +96,26 @@ def cluster_mode(env: dict[str, str] | None = None) -> bool | None:
 
 def detect_cluster(url: str) -> bool:
     """Is the server at `url` a Redis Cluster node? Asked once per URL (a short blocking call, at
-    start-up). A user that may not run INFO is taken for standalone: set DICESTREAM_REDIS_CLUSTER."""
+    start-up) with CLUSTER INFO, which every cluster client's user may run (the client needs its
+    neighbours, CLUSTER SLOTS, anyway) and which a standalone server refuses."""
     if url not in _detected:
         probe = redis.Redis.from_url(url, socket_connect_timeout=5.0, socket_timeout=5.0)
         try:
-            info = probe.info("cluster")
-            _detected[url] = bool(int(info.get("cluster_enabled", 0)))
+            _detected[url] = probe.execute_command("CLUSTER INFO")["cluster_state"] is not None
         except redis.exceptions.NoPermissionError:
-            _detected[url] = False
+            _detected[url] = _cluster_by_info(probe)
+        except redis.exceptions.ResponseError:
+            _detected[url] = False  # "This instance has cluster support disabled"
         finally:
             probe.close()
     return _detected[url]
+
+
+def _cluster_by_info(probe: redis.Redis) -> bool:
+    try:
+        return bool(int(probe.info("cluster").get("cluster_enabled", 0)))
+    except redis.exceptions.NoPermissionError:
+        return False  # say so with DICESTREAM_REDIS_CLUSTER=1
 
 
 def connect(url: str, cluster: bool | None = None) -> AnyRedis:

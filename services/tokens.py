@@ -18,10 +18,5 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def admin_token(secret: bytes) -> str:
-    """Carried by the referee's own services (the turn timer) on ForceDefault."""
-    return hmac.new(secret, b"dicestream-admin", hashlib.sha256).hexdigest()
-
-
 def new_seed() -> str:
     return secrets.token_hex(32)

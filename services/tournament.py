@@ -12,10 +12,11 @@ import msgspec
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.outcome import REJECTED, CommandOutcome
-from contracts.protocol import HostBot
+from contracts.protocol import HOSTED, HostBot
 from services.botrunner.app import BotRunner
 from services.client import Client
 from services.eventstore.redis_store import RedisEventStore
+from services.follower import rebuild
 
 
 class Standing(msgspec.Struct, kw_only=True):
@@ -66,23 +67,30 @@ async def tournament(
             host = HostBot(
                 game_id=game_id, seat=seat, kind=kind, game_type=game_type, name=f"{kind}-{seat}", seed=g * 31 + seat
             )
-            if not await runner.host(host):
-                raise RuntimeError(f"could not seat {kind} in {game_id}")
+            hosted = await runner.host(host)
+            if hosted.status != HOSTED:
+                raise RuntimeError(f"could not seat {kind} in {game_id}: {hosted.reason}")
         await runner.start_game(game_id, 0)
         seatings[game_id] = seating
+    # Over when its log ends with the seed revealed: read from the log, so that it does not matter
+    # which bot runner (this one or one in another process) plays the seats.
     deadline = time.monotonic() + timeout_s
-    while (done := sum(g in runner.finished for g in seatings)) < len(seatings):
-        progress(done)
+    playing = set(seatings)
+    while playing:
+        progress(len(seatings) - len(playing))
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{len(seatings) - done} games unfinished after {timeout_s} s")
+            raise TimeoutError(f"{len(playing)} games unfinished after {timeout_s} s")
         await asyncio.sleep(0.1)
+        playing = {g for g in playing if not await store.is_over(g)}
     progress(len(seatings))
     standings = {b: Standing(bot=b) for b in bots}
     records = []
     for game_id, seating in seatings.items():
-        over = runner.finished[game_id]
+        agg = rebuild(game_id, await store.read(game_id))
+        over = agg.result
+        assert over is not None, game_id
         records.append(
-            GameRecord(game_id=game_id, seats=seating, scores=over.scores, winners=over.winners, version=over.version)
+            GameRecord(game_id=game_id, seats=seating, scores=over.scores, winners=over.winners, version=agg.version)
         )
         for seat, kind in enumerate(seating):
             st = standings[kind]

@@ -1,18 +1,32 @@
 """The bot runner: hosts reference bots in seats and plays them through the public protocol only.
 
-It takes `HostBot` requests from its lobby stream, joins the seat itself (so the seat token never
-leaves this process), then answers every `TurnRequest` on the seat's stream with the bot's choice,
-sent with the request's version as `expected_version`.
+Hosting: a `HostBot` request on the lobby stream (`<prefix>:bots:lobby`, a FastStream subscriber
+in the `botrunner` group: any runner may take it) is joined with a JoinSeat whose bytes depend only
+on the request (so a runner that retries another's half-done request gets the same seat token
+back), recorded in the shard's hosted-seat hash `<prefix>:bots:{shard}:seats` (readable only by
+the bot runner's Redis user: it holds seat tokens), acked, and answered with a `HostReply` when
+the request names a `reply_to`. A request that fails on a Redis error is not acked: it is
+delivered again (to this or another runner) after DICESTREAM_RECLAIM_IDLE_MS.
+
+Playing: bot runners share the shards by leases (services/leases.py) like the other services.
+Whoever holds a shard plays every seat hosted there, resuming them from the hosted-seat hash after
+a restart or a takeover: it reads the turn service's notices of its shards (which seat was asked
+at which version), reads that seat's latest request, and sends the bot's answer with the request's
+version as `expected_version` and a command id derived from (game, seat, version), so that sending
+it again after a failure or a restart can never play a second move. A seat is marked answered
+only once its command is written; a failed send is retried at the next poll (every POLL_S, also
+the safety net for a missed notice).
 """
 
 from __future__ import annotations
 
 import asyncio
-import uuid
+import contextlib
+import hashlib
+from collections import OrderedDict
 from typing import Any
 
 import msgspec
-import redis.asyncio as aredis
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
@@ -20,164 +34,360 @@ from faststream.redis import StreamSub
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.envelope import CommandEnvelope
-from contracts.outcome import ACCEPTED
-from contracts.protocol import GameOver, HostBot, SeatMessage, TurnRequest
+from contracts.outcome import ACCEPTED, Reply
+from contracts.protocol import HOSTED, REFUSED, GameOver, HostBot, HostReply, SeatMessage, TurnNotice, TurnRequest
 from services.bots import make_bot
-from services.broker import RawEntries, keep_groups, make_broker, raw_decoder, raw_parser, stop_task
+from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_polling_ms
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
-from services.redis_conn import connect
+from services.leases import Leases
+from services.redis_conn import AnyRedis, connect, is_cluster
+from services.service import Service
+from services.shards import Batch, ShardReader
+from services.supervise import Loop
 
 log = structlog.get_logger("botrunner")
+GROUP = "botrunner"
+POLL_S = 2.0
 _seat_message = msgspec.json.Decoder(SeatMessage)
+_notice = msgspec.json.Decoder(TurnNotice)
 
 
-class Seat(msgspec.Struct, kw_only=True):
+class HostedSeat(msgspec.Struct, kw_only=True):
+    """What a runner needs to play a seat again after a restart (kept in the shard's seat hash)."""
+
     game_id: str
     seat: int
     token: str
+    kind: str
+    game_type: str
+    seed: int = 0
+    answered: int = -1  # the last version this seat's answer was written for
+
+
+class Playing(msgspec.Struct, kw_only=True):
+    hosted: HostedSeat
     bot: Any
-    last_id: str = "0-0"
-    answered: int = -1
     moves: int = 0
 
 
+def seat_field(game_id: str, seat: int) -> str:
+    return f"{game_id}|{seat}"
+
+
+def move_id(game_id: str, seat: int, version: int) -> str:
+    """One command id per (game, seat, version): a move sent twice is a duplicate, not two moves."""
+    return "bot-" + hashlib.sha256(f"{game_id}|{seat}|{version}".encode()).hexdigest()[:32]
+
+
 class BotRunner:
-    def __init__(self, client: aredis.Redis, keys: Keys, shards: int, name: str = "botrunner") -> None:
+    def __init__(self, client: AnyRedis, keys: Keys, shards: int, name: str = "botrunner") -> None:
         self.redis = client
         self.keys = keys
         self.shards = shards
-        self.commands = Client(client, keys, shards, name=f"{name}-{id(self):x}")
-        self.seats: dict[str, Seat] = {}
+        self.name = name
+        self.commands = Client(client, keys, shards, name=f"botrunner:{name}")
+        self.seats: dict[tuple[str, int], Playing] = {}
         self.finished: dict[str, GameOver] = {}
+        self.wanted: set[int] = set()
+        self.loaded: set[int] = set()
+        self._not_hosted: OrderedDict[tuple[str, int], None] = OrderedDict()
         self._wake = asyncio.Event()
 
     @property
     def lobby(self) -> str:
         return f"{self.keys.prefix}:bots:lobby"
 
-    async def host(self, req: HostBot, bot: Any = None) -> bool:
-        """Join `req.seat` and play it with `bot` (anything with `choose_action(view, legal, seat)`),
-        by default a reference bot of `req.kind`."""
-        bot = bot if bot is not None else make_bot(req.kind, req.game_type, req.seed)
-        reply = await self.commands.call(req.game_id, lc.JoinSeat(seat=req.seat, name=req.name or req.kind, kind="bot"))
+    def hosted_key(self, shard: int) -> str:
+        return f"{self.keys.prefix}:bots:{{{shard}}}:seats"
+
+    # ---- hosting ----------------------------------------------------------------------------------
+
+    async def host(self, req: HostBot, request_id: str | None = None) -> HostReply:
+        """Join `req.seat` with a bot of `req.kind` and record it for whoever plays the shard.
+        `request_id` (the lobby entry id) makes the join idempotent across runners and retries."""
+        try:
+            make_bot(req.kind, req.game_type, req.seed)
+        except ValueError as exc:
+            return HostReply(game_id=req.game_id, seat=req.seat, status=REFUSED, reason=str(exc))
+        reply = await self._join(req, request_id)
         if reply.outcome.status != ACCEPTED or reply.token is None:
-            log.warning("join_refused", game_id=req.game_id, seat=req.seat, rule=reply.outcome.rule)
-            return False
-        stream = self.keys.seat(req.game_id, req.seat)
-        self.seats[stream] = Seat(game_id=req.game_id, seat=req.seat, token=reply.token, bot=bot)
+            o = reply.outcome
+            log.warning("join_refused", game_id=req.game_id, seat=req.seat, rule=o.rule, detail=o.detail)
+            reason = o.detail or o.text or "the seat could not be joined"
+            return HostReply(game_id=req.game_id, seat=req.seat, status=REFUSED, reason=reason, rule=o.rule)
+        hosted = HostedSeat(
+            game_id=req.game_id,
+            seat=req.seat,
+            token=reply.token,
+            kind=req.kind,
+            game_type=req.game_type,
+            seed=req.seed,
+        )
+        shard = shard_of(req.game_id, self.shards)
+        await self.redis.hset(self.hosted_key(shard), seat_field(req.game_id, req.seat), codec.encode(hosted))
+        self._not_hosted.pop((req.game_id, req.seat), None)
+        if shard in self.loaded:
+            self._play(hosted)
         self._wake.set()
-        return True
+        log.info("bot_hosted", game_id=req.game_id, seat=req.seat, kind=req.kind)
+        return HostReply(game_id=req.game_id, seat=req.seat, status=HOSTED)
+
+    async def _join(self, req: HostBot, request_id: str | None) -> Reply:
+        join = lc.JoinSeat(seat=req.seat, name=req.name or req.kind, kind="bot")
+        if request_id is None:
+            return await self.commands.call(req.game_id, join)
+        # Same bytes whoever sends it: a retry is answered as the first delivery was, token included.
+        command_id = "host-" + hashlib.sha256(f"{req.game_id}|{req.seat}|{request_id}".encode()).hexdigest()[:32]
+        replies = Client(self.redis, self.keys, self.shards, name=f"botrunner:host:{command_id}")
+        try:
+            return await replies.call(req.game_id, join, command_id=command_id)
+        finally:
+            await replies.close()
 
     async def start_game(self, game_id: str, seat: int) -> bool:
-        stream = self.keys.seat(game_id, seat)
-        reply = await self.commands.call(game_id, lc.StartGame(), seat=seat, token=self.seats[stream].token)
+        playing = self.seats.get((game_id, seat))
+        token = playing.hosted.token if playing else await self._token(game_id, seat)
+        reply = await self.commands.call(game_id, lc.StartGame(), seat=seat, token=token)
         return reply.outcome.status == ACCEPTED
 
-    async def run(self) -> None:
-        """Answer turn requests until cancelled; a Redis error or a bad entry costs a retry, not
-        every hosted bot."""
-        while True:
-            if not self.seats:
-                self._wake.clear()
-                await self._wake.wait()
-            try:
-                await self._step()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("bot_runner_step_failed")
-                await asyncio.sleep(0.5)
+    async def _token(self, game_id: str, seat: int) -> str | None:
+        raw = await self.redis.hget(self.hosted_key(shard_of(game_id, self.shards)), seat_field(game_id, seat))
+        return msgspec.json.decode(raw, type=HostedSeat).token if raw else None
 
-    async def _step(self) -> None:
-        """One read of every hosted seat's stream; answers the latest request of each."""
-        streams = {k: s.last_id for k, s in self.seats.items()}
-        got = await self.redis.xread(streams, count=50, block=200)  # type: ignore[arg-type]
-        sends: list[CommandEnvelope] = []
-        for key, entries in got:
-            seat = self.seats.get(key.decode())
-            if seat is None:
-                continue
-            latest: TurnRequest | None = None
-            for entry_id, fields in entries:
-                seat.last_id = entry_id.decode()
+    # ---- the shards this runner plays (a lease listener) ---------------------------------------------
+
+    def assign(self, shards: set[int]) -> None:
+        if shards != self.wanted:
+            self.wanted = set(shards)
+            self._wake.set()
+
+    def active(self) -> set[int]:
+        return set(self.loaded)
+
+    def _play(self, hosted: HostedSeat) -> None:
+        key = (hosted.game_id, hosted.seat)
+        if key not in self.seats:
+            self.seats[key] = Playing(hosted=hosted, bot=make_bot(hosted.kind, hosted.game_type, hosted.seed))
+
+    async def _reconcile(self) -> None:
+        for shard in sorted(self.loaded - self.wanted):
+            self.loaded.discard(shard)
+            for key in [k for k in self.seats if shard_of(k[0], self.shards) == shard]:
+                del self.seats[key]
+        for shard in sorted(self.wanted - self.loaded):
+            records = await self.redis.hgetall(self.hosted_key(shard))
+            for raw in records.values():
+                self._play(msgspec.json.decode(raw, type=HostedSeat))
+            self.loaded.add(shard)
+            if records:
+                log.info("seats_resumed", shard=shard, seats=len(records))
+
+    async def poll(self, loop: Loop) -> None:
+        """Supervised: load the seats of newly owned shards and answer every hosted seat's latest
+        request, now and every POLL_S (what notices may have missed)."""
+        while True:
+            loop.beat()
+            await self._reconcile()
+            await self.answer(list(self.seats))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=POLL_S)
+
+    async def on_notices(self, batch: Batch) -> None:
+        """Handle turn notices of owned shards: answer the seats this runner hosts."""
+        wanted: list[tuple[str, int]] = []
+        unknown: list[tuple[str, int]] = []
+        for _, entries in batch:
+            for _, fields in entries:
                 try:
-                    message = _seat_message.decode(fields[b"data"])
+                    n = _notice.decode(fields[b"data"])
                 except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
-                    log.warning("seat_entry_skipped", game_id=seat.game_id, seat=seat.seat)
                     continue
-                if isinstance(message, GameOver):
-                    self.finished[seat.game_id] = message
-                    self.seats.pop(key.decode(), None)
-                    latest = None
-                    break
-                latest = message
-            if latest is not None and latest.version > seat.answered:
-                sends.append(self._answer(seat, latest))
+                key = (n.game_id, n.seat)
+                if key in self.seats:
+                    wanted.append(key)
+                elif key not in self._not_hosted and shard_of(n.game_id, self.shards) in self.loaded:
+                    unknown.append(key)
+        if unknown:
+            # Hosted by another runner since this one loaded the shard (or not a bot's seat at all).
+            pipe = self.redis.pipeline(transaction=False)
+            for game_id, seat in unknown:
+                pipe.hget(self.hosted_key(shard_of(game_id, self.shards)), seat_field(game_id, seat))
+            for key, raw in zip(unknown, await pipe.execute(), strict=True):
+                if raw:
+                    self._play(msgspec.json.decode(raw, type=HostedSeat))
+                    wanted.append(key)
+                else:
+                    self._not_hosted[key] = None
+            while len(self._not_hosted) > 100_000:
+                self._not_hosted.popitem(last=False)
+        if wanted:
+            await self.answer(list(dict.fromkeys(wanted)))
+        acks = self.redis.pipeline(transaction=False)
+        for stream, entries in batch:
+            acks.xack(stream, GROUP, *[i for i, _ in entries])
+        await acks.execute()
+
+    async def answer(self, keys: list[tuple[str, int]]) -> int:
+        """Read the latest message of each seat's stream and answer it if it is an unanswered request."""
+        if not keys:
+            return 0
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id, seat in keys:
+            pipe.xrevrange(self.keys.seat(game_id, seat), count=1)
+        latest = await pipe.execute()
+        sends: list[tuple[Playing, CommandEnvelope]] = []
+        done: list[Playing] = []
+        for key, entries in zip(keys, latest, strict=True):
+            playing = self.seats.get(key)
+            if playing is None or not entries:
+                continue
+            try:
+                message = _seat_message.decode(entries[0][1][b"data"])
+            except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
+                log.warning("seat_entry_skipped", game_id=key[0], seat=key[1])
+                continue
+            if isinstance(message, GameOver):
+                self.finished[key[0]] = message
+                done.append(playing)
+            elif message.version > playing.hosted.answered:
+                sends.append((playing, self._answer(playing, message)))
         if sends:
             pipe = self.redis.pipeline(transaction=False)
-            for env in sends:
+            for _, env in sends:
                 pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
+            await pipe.execute()  # raises if a send failed: nothing is marked answered, retried at the next poll
+            record = self.redis.pipeline(transaction=False)
+            for playing, env in sends:
+                assert env.expected_version is not None
+                playing.hosted.answered = env.expected_version
+                playing.moves += 1
+                h = playing.hosted
+                record.hset(
+                    self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat), codec.encode(h)
+                )
+            await record.execute()
+        if done:
+            pipe = self.redis.pipeline(transaction=False)
+            for playing in done:
+                h = playing.hosted
+                self.seats.pop((h.game_id, h.seat), None)
+                pipe.hdel(self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat))
             await pipe.execute()
+        return len(sends)
 
-    def _answer(self, seat: Seat, req: TurnRequest) -> CommandEnvelope:
-        seat.answered = req.version
-        seat.moves += 1
-        choice = seat.bot.choose_action(req.view, req.legal_actions, req.seat)
+    def _answer(self, playing: Playing, req: TurnRequest) -> CommandEnvelope:
+        choice = playing.bot.choose_action(req.view, req.legal_actions, req.seat)
         return CommandEnvelope(
             type=choice.type,
             game_id=req.game_id,
-            # Random: a predictable id could be taken first by someone else (see append.lua).
-            command_id=uuid.uuid4().hex,
+            command_id=move_id(req.game_id, req.seat, req.version),
             seat=req.seat,
-            token=seat.token,
+            token=playing.hosted.token,
             expected_version=req.version,
             payload=msgspec.Raw(codec.encode(choice.payload)),
         )
 
 
-class BotRunnerService:
+class BotRunnerService(Service):
     def __init__(self, settings: Settings, url: str) -> None:
+        super().__init__("botrunner", connect(url))
+        self.settings = settings
         self.keys = Keys(settings.prefix)
-        self.client: aredis.Redis = connect(url)
         self.runner = BotRunner(self.client, self.keys, settings.shards, name=settings.consumer)
-        self.broker = make_broker(url)
-        self._task: asyncio.Task[None] | None = None
-        self._watchdog: asyncio.Task[None] | None = None
-
-        @self.broker.subscriber(
-            stream=StreamSub(self.runner.lobby, group="botrunner", consumer=settings.consumer),
-            parser=raw_parser,
-            decoder=raw_decoder,
-            ack_policy=AckPolicy.MANUAL,
+        self.leases = Leases(
+            self.client,
+            self.keys,
+            GROUP,
+            settings.consumer,
+            settings.shards,
+            settings.lease_ttl_ms,
+            static=settings.own_shards,
         )
-        async def lobby(raw: RawEntries) -> None:
-            try:
-                req = msgspec.json.decode(raw["data"][b"data"], type=HostBot)
-            except (KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-                log.warning("lobby_request_skipped", error=str(exc))
-            else:
-                if req.kind not in settings.bots:
-                    log.warning("bot_kind_not_hosted", kind=req.kind, hosted=list(settings.bots))
-                    await self.client.xack(self.runner.lobby, "botrunner", *raw["message_ids"])
-                    return
-                try:
-                    await self.runner.host(req)
-                except Exception:
-                    log.exception("host_failed", game_id=req.game_id, seat=req.seat)
-            await self.client.xack(self.runner.lobby, "botrunner", *raw["message_ids"])
+        self.notices = ShardReader(
+            self.client,
+            role=GROUP,
+            streams=lambda shard: [self.keys.turn_notices(shard)],
+            group=GROUP,
+            consumer=settings.consumer,
+            handle=self.runner.on_notices,
+            batch=500,
+            reclaim_idle_ms=settings.reclaim_idle_ms,
+            max_deliveries=settings.max_deliveries,
+            group_start="$",
+        )
+        self.leases.listen(self.notices)
+        self.leases.listen(self.runner)
+        self.broker = make_broker(url, cluster=is_cluster(self.client))
+        self._subscribe()
+
+    def _subscribe(self) -> None:
+        s = self.settings
+        for min_idle in (None, s.reclaim_idle_ms):
+            # The second subscriber redelivers requests a runner took and never acked (it died, or
+            # Redis failed mid-request): hosting is idempotent, see BotRunner.host.
+            sub = StreamSub(self.runner.lobby, group=GROUP, consumer=s.consumer)
+            if min_idle is not None:
+                sub = StreamSub(
+                    self.runner.lobby,
+                    group=GROUP,
+                    consumer=s.consumer,
+                    min_idle_time=min_idle,
+                    polling_interval=reclaim_polling_ms(min_idle),
+                )
+            self.broker.subscriber(stream=sub, parser=raw_parser, decoder=raw_decoder, ack_policy=AckPolicy.MANUAL)(
+                self._lobby
+            )
+
+    async def _lobby(self, raw: RawEntries) -> None:
+        entry_ids: list[bytes] = raw["message_ids"]
+        fields: dict[bytes, bytes] = raw["data"]
+        try:
+            req = msgspec.json.decode(fields[b"data"], type=HostBot)
+        except (KeyError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            log.warning("lobby_request_skipped", error=str(exc)[:200])
+            await self.client.xack(self.runner.lobby, GROUP, *entry_ids)
+            return
+        if req.kind not in self.settings.bots:
+            hosted = ", ".join(self.settings.bots)
+            reason = f"bot kind {req.kind!r} is not hosted here; hosted: {hosted}"
+            answer = HostReply(game_id=req.game_id, seat=req.seat, status=REFUSED, reason=reason)
+            log.warning("bot_kind_not_hosted", kind=req.kind, hosted=list(self.settings.bots))
+        else:
+            # A Redis error propagates: the request stays pending and is delivered again.
+            answer = await self.runner.host(req, request_id=entry_ids[0].decode())
+        if req.reply_to and req.reply_to.startswith(self.keys.reply_prefix()):
+            await self.client.xadd(req.reply_to, {"data": codec.encode(answer)})
+        await self.client.xack(self.runner.lobby, GROUP, *entry_ids)
+
+    async def _watch_lobby(self, loop: Loop) -> None:
+        """FastStream stops a stream subscriber whose group vanished (NOGROUP): recreate the group
+        from the lobby's start (a request hosted before is refused: the seat is taken) and start it."""
+        while True:
+            loop.beat()
+            for sub in self.broker.subscribers:
+                if not sub.running:
+                    log.warning("consumer_group_recreated", stream=self.runner.lobby, group=GROUP)
+                    await ensure_group(self.client, self.runner.lobby, GROUP)
+                    await sub.start()
+            await asyncio.sleep(1.0)
 
     async def start(self) -> None:
+        assert self.leases is not None
+        await ensure_group(self.client, self.runner.lobby, GROUP)
         await self.broker.start()
-        # A lost lobby group (NOGROUP) stops FastStream's subscriber: recreate it from the lobby's
-        # start (a request hosted before is refused by the referee, the seat being taken).
-        self._watchdog = keep_groups(self.client, self.broker, log)
-        self._task = asyncio.create_task(self.runner.run())
+        self.supervisor.spawn("leases", self.leases.run)
+        self.supervisor.spawn("notices", self.notices.run)
+        self.supervisor.spawn("seats", self.runner.poll)
+        self.supervisor.spawn("lobby", self._watch_lobby)
+        log.info("botrunner_started", holder=self.leases.holder, bots=list(self.settings.bots))
 
     async def stop(self) -> None:
-        await stop_task(self._watchdog)
-        if self._task:
-            self._task.cancel()
+        if self.leases is not None:
+            await self.leases.release_all()
+        await self.supervisor.stop()
         await self.broker.stop()
+        await self.runner.commands.close()
         await self.client.aclose()

@@ -44,6 +44,20 @@ class Keys(msgspec.Struct, frozen=True):
     def bus(self, shard: int) -> str:
         return f"{self.prefix}:bus:{{{shard}}}"
 
+    def timer(self, shard: int) -> str:
+        """The turn service's own intake of a shard (ForceDefault on a passed deadline). Only its
+        Redis user may write it, which is how the referee knows a command there is the timer's."""
+        return f"{self.prefix}:timer:{{{shard}}}"
+
+    def deadlines(self, shard: int) -> str:
+        """Move deadlines of a shard's games (sorted set: game|seat|version -> epoch ms)."""
+        return f"{self.prefix}:deadlines:{{{shard}}}"
+
+    def turn_notices(self, shard: int) -> str:
+        """Which seats of a shard's games were just asked to move (game, seat, version), for hosts of
+        many seats such as the bot runner: one read per shard instead of one per game."""
+        return f"{self.prefix}:turns:{{{shard}}}"
+
     def reply_prefix(self) -> str:
         """Replies go only to streams under this prefix, never to a key a client names freely."""
         return f"{self.prefix}:reply:"
@@ -59,6 +73,12 @@ class Keys(msgspec.Struct, frozen=True):
     @property
     def secret(self) -> str:
         return f"{self.prefix}:secret"
+
+    def leases(self, role: str) -> list[str]:
+        """A role's lease table (shard -> holder), lease expiries and live members, in one slot so
+        that one script renews, expires and hands out a role's leases atomically."""
+        base = f"{self.prefix}:leases:{{{role}}}"
+        return [f"{base}:holders", f"{base}:until", f"{base}:members"]
 
 
 def shard_of(game_id: str, shards: int) -> int:

@@ -137,6 +137,11 @@ class RedisEventStore:
     async def audit(self, game_id: str) -> list[bytes]:
         return [fields[1] for _, fields in await self._reader.xrange(self.keys.audit(game_id))]
 
+    async def is_over(self, game_id: str) -> bool:
+        """Does the log end with the seed revealed (the last event of every finished game)?"""
+        last = await self._reader.xrevrange(self.keys.log(game_id), count=1)
+        return bool(last) and b'"type":"lifecycle.SeedRevealed"' in last[0][1][b"data"]
+
     async def outcome(self, game_id: str, command_id: str) -> bytes | None:
         value = await self.client.hget(self.keys.commands(game_id), command_id)
         return bytes(value) if value is not None else None

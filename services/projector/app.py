@@ -4,72 +4,50 @@ It is a trusted reader of the private logs (to rebuild aggregates) but writes on
 `view(state, None)` and the summary expose. Bus entries only say which game moved; the projector
 catches its cached aggregate up from the log, so a lost or repeated bus entry cannot corrupt a
 model, and the stored bus position is written in the same MULTI as the models it covers.
+
+Projectors share the bus shards by leases like referees do (services/leases.py): one projector
+writes a shard's models at a time, so a slower one can never overwrite a newer model with an
+older one.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import msgspec
-import redis.asyncio as aredis
 import structlog
-from faststream import AckPolicy
-from faststream.redis import StreamSub
 
 from contracts import codec
 from contracts.bus import notice_game_id
 from games import match as m
-from services.broker import (
-    RawEntries,
-    ensure_group,
-    keep_groups,
-    make_broker,
-    raw_decoder,
-    raw_parser,
-    reclaim_bus_entries,
-    stop_task,
-)
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from services.follower import LogFollower
+from services.leases import Leases
 from services.readmodel import ReadModelKeys, public_state, summary
-from services.redis_conn import connect
-from services.referee.engine import rebuild
+from services.redis_conn import AnyRedis, connect
+from services.service import Service
+from services.shards import Batch, ShardReader
+from services.supervise import Loop
 
 log = structlog.get_logger("projector")
 GROUP = "projector"
 
 
 class Projector:
-    def __init__(self, client: aredis.Redis, keys: Keys, shards: int, cache_games: int = 20000) -> None:
+    def __init__(self, client: AnyRedis, keys: Keys, shards: int, cache_games: int = 20000) -> None:
         self.client = client
         self.keys = keys
         self.rm = ReadModelKeys(keys)
         self.shards = shards
         self.store = RedisEventStore(client, keys)
-        self.cache: OrderedDict[str, m.Match] = OrderedDict()
-        self.cache_games = cache_games
+        self.follower = LogFollower(self.store, cache_games)
 
     async def catch_up(self, game_ids: Iterable[str]) -> list[m.Match]:
-        ids = list(dict.fromkeys(game_ids))
-        logs = await self.store.read_many({g: self.cache[g].version if g in self.cache else 0 for g in ids})
-        out = []
-        for g in ids:
-            try:
-                agg = rebuild(g, logs[g], self.cache.get(g), strict=False)
-            except Exception:
-                # An unreadable log is the referee's problem to report; skip it, keep the rest.
-                log.exception("log_unreadable", game_id=g)
-                self.cache.pop(g, None)
-                continue
-            self.cache[g] = agg
-            self.cache.move_to_end(g)
-            out.append(agg)
-        while len(self.cache) > self.cache_games:
-            self.cache.popitem(last=False)
-        return out
+        return await self.follower.catch_up(game_ids)
 
     async def apply(self, shard: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         pos = await self.client.get(self.rm.position(shard))
@@ -91,7 +69,7 @@ class Projector:
             pipe.set(self.rm.position(shard), entries[-1][0])
         await pipe.execute()
 
-    def _write(self, pipe: aredis.client.Pipeline, shard: int, agg: m.Match) -> None:
+    def _write(self, pipe: Any, shard: int, agg: m.Match) -> None:
         pipe.hset(self.rm.games(shard), agg.game_id, codec.encode(summary(agg)))
         pipe.set(self.rm.game(shard, agg.game_id), codec.encode(public_state(agg)))
 
@@ -106,7 +84,7 @@ class Projector:
         """Rebuild every game's read models from its log (position: the bus as it is now), then
         drop the models of games that have no log. Models are overwritten in place, so readers
         never see an empty game list meanwhile. `progress` is told the games rebuilt so far."""
-        self.cache.clear()
+        self.follower.cache.clear()
         positions = {}
         for shard in range(self.shards):
             last = await self.client.xrevrange(self.keys.bus(shard), count=1)
@@ -149,7 +127,7 @@ class Projector:
         for agg in aggs:
             self._write(pipe, shard_of(agg.game_id, self.shards), agg)
         await pipe.execute()
-        self.cache.clear()
+        self.follower.cache.clear()
         return [agg.game_id for agg in aggs]
 
     async def games(self) -> list[dict[str, object]]:
@@ -169,58 +147,57 @@ def _id(entry_id: bytes) -> tuple[int, int]:
     return int(ms), int(seq or 0)
 
 
-class ProjectorService:
+class ProjectorService(Service):
     def __init__(self, settings: Settings, url: str) -> None:
+        super().__init__("projector", connect(url))
         self.settings = settings
         self.keys = Keys(settings.prefix)
-        self.client: aredis.Redis = connect(url)
         self.projector = Projector(self.client, self.keys, settings.shards, settings.cache_games)
-        self.broker = make_broker(url)
-        self._watchdog: asyncio.Task[None] | None = None
-        for shard in range(settings.shards):
-            self._subscribe(shard)
-
-    def _subscribe(self, shard: int) -> None:
-        @self.broker.subscriber(
-            stream=StreamSub(
-                self.keys.bus(shard),
-                group=GROUP,
-                consumer=self.settings.consumer,
-                batch=True,
-                max_records=500,
-                polling_interval=100,
-            ),
-            parser=raw_parser,
-            decoder=raw_decoder,
-            ack_policy=AckPolicy.MANUAL,
-        )
-        async def project(raw: RawEntries) -> None:
-            await self.projector.apply(shard, list(zip(raw["message_ids"], raw["data"], strict=True)))
-            await self.client.xack(self.keys.bus(shard), GROUP, *raw["message_ids"])
-
-        async def refresh(game_id: str) -> None:
-            await self.projector.refresh(shard, [game_id])
-
-        reclaim_bus_entries(
-            self.broker,
+        self.shard_of_stream = {self.keys.bus(s): s for s in range(settings.shards)}
+        self.leases = Leases(
             self.client,
-            self.keys.bus(shard),
+            self.keys,
             GROUP,
-            self.settings.consumer,
-            self.settings.reclaim_idle_ms,
-            refresh,
+            settings.consumer,
+            settings.shards,
+            settings.lease_ttl_ms,
+            static=settings.own_shards,
         )
+        # A new projector group starts at the bus's beginning, so it sees games created before it.
+        self.reader = ShardReader(
+            self.client,
+            role=GROUP,
+            streams=lambda shard: [self.keys.bus(shard)],
+            group=GROUP,
+            consumer=settings.consumer,
+            handle=self._project,
+            batch=500,
+            reclaim_idle_ms=settings.reclaim_idle_ms,
+            max_deliveries=settings.max_deliveries,
+        )
+        self.leases.listen(self.reader)
+
+    async def _project(self, batch: Batch) -> None:
+        for stream, entries in batch:
+            await self.projector.apply(self.shard_of_stream[stream], entries)
+            await self.client.xack(stream, GROUP, *[entry_id for entry_id, _ in entries])
+
+    async def _watch_lag(self, loop: Loop) -> None:
+        while True:
+            loop.beat()
+            await self.reader.measure_lag()
+            await asyncio.sleep(5.0)
 
     async def start(self) -> None:
-        # A new projector group starts at the bus's beginning, so it sees games created before it.
-        for shard in range(self.settings.shards):
-            await ensure_group(self.client, self.keys.bus(shard), GROUP)
-        await self.broker.start()
-        # A lost group (NOGROUP) stops FastStream's subscribers: recreate it from the bus's start.
-        self._watchdog = keep_groups(self.client, self.broker, log)
-        log.info("projector_started", shards=self.settings.shards)
+        assert self.leases is not None
+        self.supervisor.spawn("leases", self.leases.run)
+        self.supervisor.spawn("bus", self.reader.run)
+        self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
+        log.info("projector_started", shards=self.settings.shards, holder=self.leases.holder)
 
     async def stop(self) -> None:
-        await stop_task(self._watchdog)
-        await self.broker.stop()
+        if self.leases is not None:
+            await self.leases.release_all()
+        await self.supervisor.stop()
+        await self.projector.store.close()
         await self.client.aclose()

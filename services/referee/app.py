@@ -1,156 +1,97 @@
-"""The referee worker: reads the command intake shards it owns, judges, appends, publishes.
+"""The referee worker: judges the commands of the intake shards it holds leases on.
 
-Intake (services/referee/intake.py) is one XREADGROUP over all owned shards; with
-DICESTREAM_INTAKE=faststream it is a FastStream batch subscriber per shard instead. Either way the
-engine judges a batch and acks it in its last pipeline. A referee restarted under the same consumer
-name first judges what it had read and not acked (direct intake, see Intake.resume). A FastStream
-subscriber per shard reclaims commands left pending by any crashed referee (XAUTOCLAIM after
-`reclaim_idle_ms`); a command delivered `max_deliveries` times goes to the dead-letter stream
-instead of looping. A lost consumer group (NOGROUP) is recreated: by the intake loop itself, and
-for FastStream subscribers (which stop on NOGROUP) by the watchdog of services.broker.keep_groups.
+Any number of referees share the shards (services/leases.py): each holds leases on a fair share,
+takes over a dead referee's shards within the lease TTL (judging that referee's pending commands
+of the shard first, in arrival order) and drains and releases shards when others join. The intake
+of its shards is read by a `ShardReader` (services/shards.py); the engine judges what each read
+returns as one batch and acks it in its last pipeline (or, on a standalone Redis, in each
+command's append script). A command delivered `max_deliveries` times goes to the dead-letter
+stream instead of looping. Every loop runs under the service's supervisor.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import secrets
 
-import redis.asyncio as aredis
 import structlog
-from faststream import AckPolicy
-from faststream.redis import StreamSub
-from redis.exceptions import NoPermissionError
 
-from services.broker import (
-    RawEntries,
-    ensure_group,
-    keep_groups,
-    make_broker,
-    raw_decoder,
-    raw_parser,
-    reclaim_polling_ms,
-    stop_task,
-)
+from services import metrics
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
-from services.redis_conn import connect
+from services.leases import Leases
+from services.redis_conn import AnyRedis, connect, is_cluster
 from services.referee.engine import Referee
-from services.referee.intake import Intake
 from services.referee.sink import RedisSink
+from services.service import Service
+from services.shards import ShardReader
+from services.supervise import Loop
 
 log = structlog.get_logger("referee")
 GROUP = "referee"
 GC_THRESHOLDS = (20_000, 20, 20)
 
 
-async def load_secret(client: aredis.Redis, keys: Keys, configured: str | None) -> bytes:
+async def load_secret(client: AnyRedis, keys: Keys, configured: str | None) -> bytes:
     if configured:
         return configured.encode()
-    import secrets
-
     await client.set(keys.secret, secrets.token_hex(32), nx=True)
     value = await client.get(keys.secret)
     assert value is not None
     return bytes(value)
 
 
-async def standalone(client: aredis.Redis) -> bool:
-    """A script may write keys of other hash slots only outside Redis Cluster. A user without INFO
-    (it is in @dangerous; deploy/redis/users.acl grants it) gets the mode that is right on both:
-    effects published after the append, one more round trip per batch."""
-    try:
-        info = await client.info("cluster")
-    except NoPermissionError:
-        log.warning("info_denied_assuming_cluster", hint="grant +info to the referee's Redis user")
-        return False
-    return not int(info.get("cluster_enabled", 0))
-
-
-class RefereeService:
+class RefereeService(Service):
     def __init__(self, settings: Settings, url: str) -> None:
+        super().__init__("referee", connect(url))
         self.settings = settings
         self.keys = Keys(settings.prefix)
-        self.broker = make_broker(url)
-        self.client: aredis.Redis = connect(url)
+        self.store = RedisEventStore(self.client, self.keys)
         self.engine: Referee | None = None
-        self._watchdog: asyncio.Task[None] | None = None
-        self._intake: asyncio.Task[None] | None = None
-        for shard in settings.shard_list:
-            self._subscribe(shard)
-
-    def _subscribe(self, shard: int) -> None:
-        s = self.settings
-        stream = self.keys.intake(shard)
-
-        if s.intake == "faststream":
-            judging = self.broker.subscriber(
-                stream=StreamSub(
-                    stream, group=GROUP, consumer=s.consumer, batch=True, max_records=s.batch, polling_interval=100
-                ),
-                parser=raw_parser,
-                decoder=raw_decoder,
-                ack_policy=AckPolicy.MANUAL,
-            )
-
-            @judging
-            async def judge(raw: RawEntries) -> None:
-                assert self.engine is not None
-                await self.engine.handle(stream, list(zip(raw["message_ids"], raw["data"], strict=True)))
-
-        reclaiming = self.broker.subscriber(
-            stream=StreamSub(
-                stream,
-                group=GROUP,
-                consumer=s.consumer,
-                min_idle_time=s.reclaim_idle_ms,
-                polling_interval=reclaim_polling_ms(s.reclaim_idle_ms),
-            ),
-            parser=raw_parser,
-            decoder=raw_decoder,
-            ack_policy=AckPolicy.MANUAL,
+        self.reader: ShardReader | None = None
+        self.leases = Leases(
+            self.client,
+            self.keys,
+            GROUP,
+            settings.consumer,
+            settings.shards,
+            settings.lease_ttl_ms,
+            static=settings.own_shards,
         )
-
-        @reclaiming
-        async def reclaim(raw: RawEntries) -> None:
-            entry_id: bytes = raw["message_ids"][0]
-            fields: dict[bytes, bytes] = raw["data"]
-            assert self.engine is not None
-            info = await self.client.xpending_range(stream, GROUP, min=entry_id, max=entry_id, count=1)
-            deliveries = int(info[0]["times_delivered"]) if info else 1
-            log.warning("reclaimed", stream=stream, entry_id=entry_id.decode(), deliveries=deliveries)
-            if deliveries > s.max_deliveries:
-                await self.engine.dead_letter(stream, entry_id, fields, f"failed {deliveries - 1} deliveries")
-                return
-            await self.engine.handle(stream, [(entry_id, fields)])
 
     async def start(self) -> None:
-        secret = await load_secret(self.client, self.keys, self.settings.token_secret)
+        s = self.settings
+        secret = await load_secret(self.client, self.keys, s.token_secret)
         self.engine = Referee(
-            RedisEventStore(self.client, self.keys),
+            self.store,
             lambda: RedisSink(self.client),
             self.keys,
-            shards=self.settings.shards,
+            shards=s.shards,
             secret=secret,
             group=GROUP,
-            cache_games=self.settings.cache_games,
-            inline_effects=await standalone(self.client),
+            cache_games=s.cache_games,
+            # A script may write keys of other hash slots only outside Redis Cluster.
+            inline_effects=not is_cluster(self.client),
         )
-        for shard in self.settings.shard_list:
-            await ensure_group(self.client, self.keys.intake(shard), GROUP)
-        await self.broker.start()
-        if self.settings.intake == "direct":
-            intake = Intake(
-                self.client,
-                [self.keys.intake(i) for i in self.settings.shard_list],
-                GROUP,
-                self.settings.consumer,
-                self.settings.batch,
-                self.engine.handle_many,
-                dead_letter=self.engine.dead_letter,
-                max_deliveries=self.settings.max_deliveries,
-            )
-            self._intake = asyncio.create_task(intake.run())
+        self.reader = ShardReader(
+            self.client,
+            role=GROUP,
+            streams=lambda shard: [self.keys.intake(shard)],
+            group=GROUP,
+            consumer=s.consumer,
+            handle=self.engine.handle_many,
+            batch=s.batch,
+            reclaim_idle_ms=s.reclaim_idle_ms,
+            max_deliveries=s.max_deliveries,
+            dead_letter=self.engine.dead_letter,
+        )
+        assert self.leases is not None
+        self.leases.listen(self.reader)
+        self.supervisor.spawn("leases", self.leases.run)
+        self.supervisor.spawn("intake", self.reader.run)
+        self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
         # Everything allocated so far lives for the process: keep it out of the GC's generations
         # so full collections stay short (p99 latency).
         gc.collect()
@@ -161,19 +102,28 @@ class RefereeService:
         # (about 6 µs a command; one referee 10.7k -> 11.2k commands/s, medians of 3 rounds). Full
         # collections still run, every ten thousand commands or so.
         gc.set_threshold(*GC_THRESHOLDS)
-        self._watchdog = keep_groups(self.client, self.broker, log)
         log.info(
             "referee_started",
-            shards=list(self.settings.shard_list),
-            consumer=self.settings.consumer,
-            intake=self.settings.intake,
+            consumer=s.consumer,
+            holder=self.leases.holder,
+            shards=s.shards,
+            static_shards=list(s.own_shards),
             inline_effects=self.engine.inline_effects,
+            cluster=is_cluster(self.client),
         )
 
+    async def _watch_lag(self, loop: Loop) -> None:
+        """Intake lag per owned shard and the dead-letter count, for /metrics (every 5 s)."""
+        assert self.reader is not None
+        while True:
+            loop.beat()
+            await self.reader.measure_lag()
+            metrics.DEAD_LETTERS.set(await self.client.xlen(self.keys.dead_letter))
+            await asyncio.sleep(5.0)
+
     async def stop(self) -> None:
-        await stop_task(self._watchdog)
-        if self._intake:
-            # Cancelling mid-batch is safe: what was not acked stays pending and is reclaimed.
-            self._intake.cancel()
-        await self.broker.stop()
+        if self.leases is not None:
+            await self.leases.release_all()
+        await self.supervisor.stop()
+        await self.store.close()
         await self.client.aclose()

@@ -39,6 +39,7 @@ from games.base import Rejected
 from services import tokens
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult, EventStore
 from services.eventstore.keys import Keys, shard_of, valid_game_id
+from services.follower import rebuild
 from services.referee.sink import Sink
 
 log = structlog.get_logger("referee")
@@ -74,30 +75,6 @@ class _EncodedReply(msgspec.Struct, frozen=True, kw_only=True):
 
     outcome: msgspec.Raw
     token: str | None = None
-
-
-def rebuild(
-    game_id: str, entries: list[tuple[int, bytes]], into: m.Match | None = None, strict: bool = True
-) -> m.Match:
-    """Fold a log (or its tail) into an aggregate. A referee folds strictly: an event type it does
-    not know (written by a newer version) means it cannot judge the game. Read-side consumers
-    pass strict=False and skip such events instead of crashing."""
-    agg = into or m.Match(game_id=game_id)
-    for version, data in entries:
-        if version <= agg.version:
-            continue  # already folded (two catch-ups of one game read the same tail)
-        if version != agg.version + 1:
-            raise ValueError(f"{game_id}: log jumps from {agg.version} to {version}")
-        try:
-            event = codec.decode_event_payload(data)
-        except codec.UnknownType as exc:
-            if strict:
-                raise
-            log.warning("unknown_event_skipped", game_id=game_id, version=version, type=str(exc))
-            agg.version = version
-            continue
-        m.evolve(agg, event)
-    return agg
 
 
 def _without_token(data: bytes) -> bytes:
@@ -164,7 +141,9 @@ class Referee:
         self.keys = keys
         self.shards = shards
         self.secret = secret
-        self.admin = tokens.admin_token(secret)
+        # Commands on a shard's timer stream come from the turn service: only its Redis user may
+        # write there (deploy/redis/users.acl), so no token is needed, and none can be stolen.
+        self.timer_streams = {keys.timer(shard) for shard in range(shards)}
         self.group = group
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
@@ -403,7 +382,7 @@ class Referee:
             seat=env.seat,
             token_hash=_token_hash(env.token) if env.token else None,
             expected_version=env.expected_version,
-            admin=bool(env.token) and hmac.compare_digest(env.token or "", self.admin),
+            admin=item.stream in self.timer_streams,
             new_seed=new_seed,
             new_token_hash=new_token_hash,
         )
@@ -416,7 +395,7 @@ class Referee:
         if item.early is not None:
             verdict: list[msgspec.Struct] | Rejected = item.early
             authed = m.authenticated(agg, env.seat, _token_hash(env.token) if env.token else None)
-            admin = bool(env.token) and hmac.compare_digest(env.token or "", self.admin)
+            admin = item.stream in self.timer_streams
         else:
             req, token = self._request(agg, item)
             authed = m.authenticated(agg, req.seat, req.token_hash)

@@ -2,9 +2,13 @@
 
 For every game that moved (a bus entry), it catches its aggregate up from the log and posts a
 `TurnRequest` (view, legal actions, version, deadline) on the stream of each seat the game waits
-for, or `GameOver` when it ended. Deadlines live in a Redis sorted set, so a restarted timer still
-fires them: a due one becomes a `ForceDefault` command carrying the service's admin token, which
-the referee accepts only if the seat is still waited on at that version.
+for, or `GameOver` when it ended, then a `TurnNotice` per request on the shard's notice stream
+(hosts of many seats, like the bot runner, read that instead of every seat stream). Deadlines live
+in a sorted set per shard, so whoever holds the shard's lease fires them, also after a restart: a
+due one becomes a `ForceDefault` command on the shard's timer stream, which only this service's
+Redis user may write and the referee accepts only if the seat is still waited on at that version.
+
+Turn services share the bus shards by leases like referees do (services/leases.py).
 """
 
 from __future__ import annotations
@@ -14,37 +18,29 @@ import time
 import uuid
 
 import msgspec
-import redis.asyncio as aredis
 import structlog
-from faststream import AckPolicy
-from faststream.redis import StreamSub
 
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import notice_game_id
 from contracts.envelope import CommandEnvelope
-from contracts.protocol import Action, GameOver, TurnRequest
+from contracts.protocol import Action, GameOver, TurnNotice, TurnRequest
 from contracts.registry import type_name
 from games import match as m
-from services import tokens
-from services.broker import (
-    RawEntries,
-    ensure_group,
-    keep_groups,
-    make_broker,
-    raw_decoder,
-    raw_parser,
-    reclaim_bus_entries,
-    stop_task,
-)
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
-from services.projector.app import Projector
+from services.eventstore.redis_store import RedisEventStore
+from services.follower import LogFollower
+from services.leases import Leases
 from services.redis_conn import connect
-from services.referee.app import load_secret
+from services.service import Service
+from services.shards import Batch, ShardReader
+from services.supervise import Loop
 
 log = structlog.get_logger("turns")
 GROUP = "turns"
+# Notices are wake-ups, not records (the seat streams are): keep about this many per shard.
+NOTICES_KEPT = 10_000
 
 
 def turn_requests(agg: m.Match, now_ms: int) -> list[tuple[int, TurnRequest | GameOver]]:
@@ -73,113 +69,114 @@ def turn_requests(agg: m.Match, now_ms: int) -> list[tuple[int, TurnRequest | Ga
     return out
 
 
-class TurnService:
+class TurnService(Service):
     def __init__(self, settings: Settings, url: str) -> None:
+        super().__init__("turns", connect(url))
         self.settings = settings
         self.keys = Keys(settings.prefix)
-        self.client: aredis.Redis = connect(url)
-        self.follower = Projector(self.client, self.keys, settings.shards, settings.cache_games)
-        self.broker = make_broker(url)
-        self.admin = ""
-        self._timer: asyncio.Task[None] | None = None
-        self._watchdog: asyncio.Task[None] | None = None
-        for shard in range(settings.shards):
-            self._subscribe(shard)
-
-    @property
-    def deadlines(self) -> str:
-        return f"{self.keys.prefix}:deadlines"
-
-    def _subscribe(self, shard: int) -> None:
-        @self.broker.subscriber(
-            stream=StreamSub(
-                self.keys.bus(shard),
-                group=GROUP,
-                consumer=self.settings.consumer,
-                batch=True,
-                max_records=500,
-                polling_interval=100,
-            ),
-            parser=raw_parser,
-            decoder=raw_decoder,
-            ack_policy=AckPolicy.MANUAL,
-        )
-        async def on_bus(raw: RawEntries) -> None:
-            await self.notify([g for g in map(notice_game_id, raw["data"]) if g is not None])
-            await self.client.xack(self.keys.bus(shard), GROUP, *raw["message_ids"])
-
-        async def refresh(game_id: str) -> None:
-            await self.notify([game_id])
-
-        reclaim_bus_entries(
-            self.broker,
+        self.store = RedisEventStore(self.client, self.keys)
+        self.follower = LogFollower(self.store, settings.cache_games)
+        self.leases = Leases(
             self.client,
-            self.keys.bus(shard),
+            self.keys,
             GROUP,
-            self.settings.consumer,
-            self.settings.reclaim_idle_ms,
-            refresh,
+            settings.consumer,
+            settings.shards,
+            settings.lease_ttl_ms,
+            static=settings.own_shards,
         )
+        # A new turn service group starts from now: requests for moves made before are not re-sent.
+        self.reader = ShardReader(
+            self.client,
+            role=GROUP,
+            streams=lambda shard: [self.keys.bus(shard)],
+            group=GROUP,
+            consumer=settings.consumer,
+            handle=self._on_bus,
+            batch=500,
+            reclaim_idle_ms=settings.reclaim_idle_ms,
+            max_deliveries=settings.max_deliveries,
+            group_start="$",
+        )
+        self.leases.listen(self.reader)
+
+    async def _on_bus(self, batch: Batch) -> None:
+        for stream, entries in batch:
+            await self.notify([g for g in (notice_game_id(f) for _, f in entries) if g is not None])
+            await self.client.xack(stream, GROUP, *[entry_id for entry_id, _ in entries])
 
     async def notify(self, game_ids: list[str]) -> None:
         aggs = await self.follower.catch_up(game_ids)
         now_ms = int(time.time() * 1000)
         pipe = self.client.pipeline(transaction=False)
+        notices: list[tuple[str, bytes]] = []
         for agg in aggs:
+            shard = shard_of(agg.game_id, self.settings.shards)
             for seat, message in turn_requests(agg, now_ms):
                 pipe.xadd(self.keys.seat(agg.game_id, seat), {"data": codec.encode(message)})
+                notice = TurnNotice(game_id=agg.game_id, seat=seat, version=message.version)
+                notices.append((self.keys.turn_notices(shard), codec.encode(notice)))
                 if isinstance(message, TurnRequest) and message.deadline_ms is not None:
-                    pipe.zadd(self.deadlines, {f"{agg.game_id}|{seat}|{agg.version}": message.deadline_ms})
+                    member = f"{agg.game_id}|{seat}|{agg.version}"
+                    pipe.zadd(self.keys.deadlines(shard), {member: message.deadline_ms})
         await pipe.execute()
+        if notices:
+            # Only once the requests are written (on a cluster they may sit on other nodes): a
+            # notice must never announce a request its reader cannot find yet.
+            pipe = self.client.pipeline(transaction=False)
+            for stream, data in notices:
+                pipe.xadd(stream, {"data": data}, maxlen=NOTICES_KEPT, approximate=True)
+            await pipe.execute()
 
     async def fire_due(self) -> int:
+        """Send a ForceDefault for every passed deadline of the shards this service holds."""
         now_ms = int(time.time() * 1000)
-        due = await self.client.zrangebyscore(self.deadlines, 0, now_ms)
-        for member in due:
-            # ZREM first: whichever timer removes it sends the command; the others skip it.
-            if not await self.client.zrem(self.deadlines, member):
-                continue
-            game_id, seat, version = member.decode().rsplit("|", 2)
-            last = await self.client.xrevrange(self.keys.log(game_id), count=1)
-            if last and int(last[0][0].split(b"-")[0]) != int(version):
-                continue  # the game moved on before the deadline: nothing to force
-            payload = lc.ForceDefault(seat=int(seat), at_version=int(version))
-            env = CommandEnvelope(
-                type=type_name(payload),
-                game_id=game_id,
-                command_id=f"timeout:{uuid.uuid4().hex}",
-                token=self.admin,
-                payload=msgspec.Raw(codec.encode(payload)),
-            )
-            await self.client.xadd(
-                self.keys.intake(shard_of(game_id, self.settings.shards)), {"data": codec.encode(env)}
-            )
-            log.info("deadline_passed", game_id=game_id, seat=int(seat), version=int(version))
-        return len(due)
+        fired = 0
+        for shard in sorted(self.reader.reading):
+            due = await self.client.zrangebyscore(self.keys.deadlines(shard), 0, now_ms)
+            for member in due:
+                # ZREM first: if two holders overlap, whichever removes it sends the command.
+                if not await self.client.zrem(self.keys.deadlines(shard), member):
+                    continue
+                game_id, seat, version = member.decode().rsplit("|", 2)
+                last = await self.client.xrevrange(self.keys.log(game_id), count=1)
+                if last and int(last[0][0].split(b"-")[0]) != int(version):
+                    continue  # the game moved on before the deadline: nothing to force
+                payload = lc.ForceDefault(seat=int(seat), at_version=int(version))
+                env = CommandEnvelope(
+                    type=type_name(payload),
+                    game_id=game_id,
+                    command_id=f"timeout:{uuid.uuid4().hex}",
+                    payload=msgspec.Raw(codec.encode(payload)),
+                )
+                await self.client.xadd(self.keys.timer(shard), {"data": codec.encode(env)})
+                fired += 1
+                log.info("deadline_passed", game_id=game_id, seat=int(seat), version=int(version))
+        return fired
 
-    async def _timer_loop(self) -> None:
+    async def _timer_loop(self, loop: Loop) -> None:
         while True:
-            try:
-                await self.fire_due()
-            except aredis.ConnectionError:
-                log.warning("timer_redis_unavailable")
+            loop.beat()
+            await self.fire_due()
             await asyncio.sleep(0.2)
 
+    async def _watch_lag(self, loop: Loop) -> None:
+        while True:
+            loop.beat()
+            await self.reader.measure_lag()
+            await asyncio.sleep(5.0)
+
     async def start(self) -> None:
-        self.admin = tokens.admin_token(await load_secret(self.client, self.keys, self.settings.token_secret))
-        # New turn services start from now: requests for moves made before are not re-sent.
-        for shard in range(self.settings.shards):
-            await ensure_group(self.client, self.keys.bus(shard), GROUP, start="$")
-        await self.broker.start()
-        # A lost group (NOGROUP) stops FastStream's subscribers: recreate it from the bus's start
-        # (requests already sent are sent again; bots answer a version once, stale deadlines skip).
-        self._watchdog = keep_groups(self.client, self.broker, log)
-        self._timer = asyncio.create_task(self._timer_loop())
-        log.info("turns_started", shards=self.settings.shards)
+        assert self.leases is not None
+        self.supervisor.spawn("leases", self.leases.run)
+        self.supervisor.spawn("bus", self.reader.run)
+        self.supervisor.spawn("timer", self._timer_loop)
+        self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
+        log.info("turns_started", shards=self.settings.shards, holder=self.leases.holder)
 
     async def stop(self) -> None:
-        await stop_task(self._watchdog)
-        if self._timer:
-            self._timer.cancel()
-        await self.broker.stop()
+        if self.leases is not None:
+            await self.leases.release_all()
+        await self.supervisor.stop()
+        await self.store.close()
         await self.client.aclose()

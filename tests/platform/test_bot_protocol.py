@@ -22,7 +22,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
-from services.referee.engine import rebuild
+from services.follower import rebuild
 from tests.platform.test_redis_integration import wait_for
 
 pytestmark = pytest.mark.redis

@@ -28,9 +28,9 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from services.follower import rebuild
 from services.projector.app import GROUP as PROJECTOR_GROUP
 from services.referee.app import GROUP
-from services.referee.engine import rebuild
 
 pytestmark = pytest.mark.redis
 

@@ -20,7 +20,8 @@ from services import history as h
 from services.eventstore.base import AppendRequest, AppendResult
 from services.eventstore.keys import Keys
 from services.eventstore.memory_store import MemoryEventStore
-from services.referee.engine import Referee, rebuild
+from services.follower import rebuild
+from services.referee.engine import Referee
 from services.referee.sink import MemorySink
 from tests.platform.helpers import entry, envelope
 

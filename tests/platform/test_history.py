@@ -169,7 +169,7 @@ def test_audit_of_a_rejected_command_cites_the_rule() -> None:
 
 def test_an_unknown_event_type_is_skipped_by_readers_not_fatal() -> None:
     """A consumer older than the writer meets an event type it does not know: it skips it."""
-    from services.referee.engine import rebuild
+    from services.follower import rebuild
 
     hist = golden()
     newer = msgspec.structs.replace(hist.events[4], type="lifecycle.SpectatorJoined", payload=msgspec.Raw(b'{"x":1}'))

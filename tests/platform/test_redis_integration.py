@@ -11,15 +11,15 @@ import redis.asyncio as aredis
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.protocol import HostBot
+from contracts.protocol import HOSTED, HostBot
 from dicestream.runtime import running
 from games import match as m
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from services.follower import rebuild
 from services.referee.app import GROUP, RefereeService
-from services.referee.engine import rebuild
 from tests.platform.helpers import envelope
 
 pytestmark = pytest.mark.redis
@@ -35,14 +35,7 @@ async def wait_for(predicate, timeout: float = 20.0, every: float = 0.05):  # ty
     raise AssertionError("condition not met in time")
 
 
-INTAKES = pytest.mark.parametrize("intake", ["direct", "faststream"])
-
-
-@INTAKES
-async def test_full_bot_games_over_the_bus(
-    settings: Settings, redis_url: str, client: aredis.Redis, intake: str
-) -> None:
-    settings = msgspec.structs.replace(settings, intake=intake)
+async def test_full_bot_games_over_the_bus(settings: Settings, redis_url: str, client: aredis.Redis) -> None:
     keys = Keys(settings.prefix)
     async with running(settings, redis_url) as run:
         cli = Client(client, keys, settings.shards)
@@ -53,7 +46,8 @@ async def test_full_bot_games_over_the_bus(
             assert created.outcome.status == "accepted"
             for seat in range(n):
                 kind = "greedy" if seat % 2 == 0 else "random"
-                assert await runner.host(HostBot(game_id=gid, seat=seat, kind=kind, seed=seat))
+                hosted = await runner.host(HostBot(game_id=gid, seat=seat, kind=kind, seed=seat))
+                assert hosted.status == HOSTED
             await runner.start_game(gid, 0)
 
         async def all_over() -> bool:
@@ -98,8 +92,10 @@ async def test_two_referees_racing_on_one_game_write_one_consistent_log(
     settings: Settings, redis_url: str, client: aredis.Redis
 ) -> None:
     keys = Keys(settings.prefix)
-    a = RefereeService(msgspec.structs.replace(settings, consumer="a"), redis_url)
-    b = RefereeService(msgspec.structs.replace(settings, consumer="b"), redis_url)
+    # Both read every shard (a static override of the leases), so that they do race.
+    every = tuple(range(settings.shards))
+    a = RefereeService(msgspec.structs.replace(settings, consumer="a", own_shards=every), redis_url)
+    b = RefereeService(msgspec.structs.replace(settings, consumer="b", own_shards=every), redis_url)
     await a.start()
     await b.start()
     try:
@@ -195,11 +191,7 @@ async def test_garbage_on_the_intake_is_dead_lettered_and_the_referee_keeps_goin
     assert (await client.xpending(stream, GROUP))["pending"] == 0
 
 
-@INTAKES
-async def test_a_lost_consumer_group_is_recreated(
-    settings: Settings, redis_url: str, client: aredis.Redis, intake: str
-) -> None:
-    settings = msgspec.structs.replace(settings, intake=intake)
+async def test_a_lost_consumer_group_is_recreated(settings: Settings, redis_url: str, client: aredis.Redis) -> None:
     keys = Keys(settings.prefix)
     cli = Client(client, keys, settings.shards)
     stream = keys.intake(shard_of("nogroup", settings.shards))
@@ -225,8 +217,8 @@ async def test_a_bot_runner_hosts_only_the_kinds_it_is_configured_for(
             await client.xadd(runner.lobby, {"data": msgspec.json.encode(request)})
 
         async def random_seated() -> bool:
-            return keys.seat("hosts", 1) in runner.seats
+            return ("hosts", 1) in runner.seats
 
         await wait_for(random_seated)
-        assert keys.seat("hosts", 0) not in runner.seats  # greedy is not hosted here
+        assert ("hosts", 0) not in runner.seats  # greedy is not hosted here
         assert (await client.xpending(runner.lobby, "botrunner"))["pending"] == 0

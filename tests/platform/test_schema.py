@@ -32,7 +32,6 @@ from services.eventstore.keys import Keys
 from services.eventstore.memory_store import MemoryEventStore
 from services.referee.engine import Referee
 from services.referee.sink import MemorySink
-from services.tokens import admin_token
 from services.turns.app import turn_requests
 from tests.platform.helpers import entry, envelope
 
@@ -110,10 +109,10 @@ async def play(s: Scenario, out: Checked) -> None:
     ref = Referee(store, lambda: sink, KEYS, shards=1, secret=SECRET, new_seed=lambda: s.seed)
     gid = s.seed
 
-    async def send(payload: msgspec.Struct, **kw: Any) -> None:
+    async def send(payload: msgspec.Struct, stream: str = INTAKE, **kw: Any) -> None:
         data = codec.encode(envelope(gid, payload, reply_to=REPLIES, **kw))
         out.command("command", json.loads(data))
-        await ref.handle(INTAKE, [entry(data)])
+        await ref.handle(stream, [entry(data)])
 
     def reply() -> dict[str, Any]:
         doc: dict[str, Any] = json.loads(sink.streams[REPLIES][-1]["data"])
@@ -155,7 +154,7 @@ async def play(s: Scenario, out: Checked) -> None:
         seat_messages(agg)
         seat = m.to_act(agg)[0]
         if turn == s.force_at:
-            await send(lc.ForceDefault(seat=seat, at_version=agg.version), token=admin_token(SECRET))
+            await send(lc.ForceDefault(seat=seat, at_version=agg.version), stream=KEYS.timer(0))
             assert reply()["outcome"]["status"] == "accepted", reply()
             forced = True
             continue

@@ -1,0 +1,284 @@
+"""Reading a consumer group on the per-shard streams of the shards a process holds leases on.
+
+The referee reads the intake this way, the projector and the turn service the bus. One
+`ShardReader` per role and process, told by the lease loop which shards are its own
+(`assign`, see services/leases.py), in one supervised loop:
+
+* **Take over** a new shard before reading anything new on it: claim every entry its stream has
+  pending in the group, whoever read it (XAUTOCLAIM from 0 with no idle time, which counts a
+  delivery), and handle them in arrival order, dead-lettering (or skipping) any delivered more than
+  `max_deliveries` times. So a dead owner's commands are judged first, in order, by whoever takes
+  its shard; the same path resumes a restarted process's own pending entries.
+* **Read** new entries: on a standalone Redis one XREADGROUP over every owned stream; on a Redis
+  Cluster one per shard, all in flight at once (keys of different slots cannot share a call). The
+  next read of a stream is sent as soon as its last one returned, so Redis gathers the next batch
+  while this one is handled; what the reads return is handled as one batch, in order.
+* **Reclaim** this consumer's entries left pending by a failed batch once they are
+  `reclaim_idle_ms` old (XAUTOCLAIM), with the same delivery limit.
+* **Drain** a shard that is no longer its own: stop reading it, cancel its read in flight (what
+  that read took stays pending and is claimed by the next owner) and report it inactive once no
+  batch of it is being handled, so the lease loop can release it.
+
+A failed batch stays pending (reclaimed later). Any other fault, a Redis outage included, ends the
+loop; its supervisor logs it and starts it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+
+import structlog
+from redis.exceptions import ResponseError
+
+from services import metrics
+from services.broker import ensure_group
+from services.redis_conn import AnyRedis, is_cluster, transient
+from services.supervise import Loop
+
+log = structlog.get_logger("shards")
+
+Entries = list[tuple[bytes, dict[bytes, bytes]]]
+Batch = list[tuple[str, Entries]]
+Handler = Callable[[Batch], Awaitable[None]]
+# (stream, entry id, fields, reason): must record the entry and ack it.
+DeadLetter = Callable[[str, bytes, dict[bytes, bytes], str], Awaitable[None]]
+Unit = tuple[int, ...]
+
+
+class ShardReader:
+    def __init__(
+        self,
+        client: AnyRedis,
+        *,
+        role: str,
+        streams: Callable[[int], list[str]],
+        group: str,
+        consumer: str,
+        handle: Handler,
+        batch: int = 200,
+        block_ms: int = 1000,
+        reclaim_idle_ms: int = 15000,
+        max_deliveries: int = 5,
+        dead_letter: DeadLetter | None = None,
+        group_start: str = "0",
+    ) -> None:
+        self.client = client
+        self.role = role
+        self.streams = streams
+        self.group = group
+        self.consumer = consumer
+        self.handle = handle
+        self.batch = batch
+        self.block_ms = block_ms
+        self.reclaim_idle_ms = reclaim_idle_ms
+        self.max_deliveries = max_deliveries
+        self.dead_letter = dead_letter
+        self.group_start = group_start
+        self.cluster = is_cluster(client)
+        self.wanted: set[int] = set()
+        self.reading: set[int] = set()
+        self._reads: dict[Unit, asyncio.Future[list[tuple[bytes, Entries]]]] = {}
+        self._handling: set[int] = set()
+        self._changed = asyncio.Event()
+        self._next_reclaim = 0.0
+        self.handled = 0  # entries handed to `handle`, for tests and status
+
+    # ---- what the lease loop sees ---------------------------------------------------------------
+
+    def assign(self, shards: set[int]) -> None:
+        if shards != self.wanted:
+            self.wanted = set(shards)
+            self._changed.set()
+
+    def active(self) -> set[int]:
+        in_flight = {s for unit in self._reads for s in unit}
+        return self.reading | in_flight | self._handling
+
+    # ---- the loop ---------------------------------------------------------------------------------
+
+    async def run(self, loop: Loop) -> None:
+        """The reader loop (supervised). Started again after any fault, it takes every shard over
+        afresh, which is how it finds what a lost read had delivered."""
+        self.reading.clear()
+        try:
+            while True:
+                loop.beat()
+                await self._step(loop)
+        finally:
+            self._cancel_reads(set(self._reads))
+            self.reading.clear()
+            self._handling.clear()
+
+    async def _step(self, loop: Loop) -> None:
+        gone = self.reading - self.wanted
+        if gone:
+            self.reading -= gone
+            self._cancel_reads({u for u in self._reads if set(u) & gone})
+            log.info("shards_drained", role=self.role, shards=sorted(gone))
+        for shard in sorted(self.wanted - self.reading):
+            await self._take_over(shard)
+            loop.beat()
+        await self._reclaim_idle()
+        units = self._units()
+        self._cancel_reads({u for u in self._reads if u not in units})
+        if not units:
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), timeout=1.0)
+            return
+        for unit in units:
+            if unit not in self._reads:
+                self._reads[unit] = asyncio.ensure_future(self._read_new(unit))
+        self._changed.clear()
+        waiting = [*self._reads.values(), asyncio.ensure_future(self._changed.wait())]
+        done, _ = await asyncio.wait(waiting, timeout=self.block_ms / 1000 + 1.0, return_when=asyncio.FIRST_COMPLETED)
+        waiting[-1].cancel()
+        got: list[tuple[bytes, Entries]] = []
+        for unit, read in list(self._reads.items()):
+            if read in done:
+                del self._reads[unit]
+                got += read.result()  # raises what the read raised
+                if unit in self._units():
+                    self._reads[unit] = asyncio.ensure_future(self._read_new(unit))
+        batch = [(_text(stream), list(entries)) for stream, entries in got if entries]
+        if batch:
+            await self._handle(batch)
+
+    def _units(self) -> list[Unit]:
+        shards = sorted(self.reading & self.wanted)
+        if not shards:
+            return []
+        return [(s,) for s in shards] if self.cluster else [tuple(shards)]
+
+    def _cancel_reads(self, units: set[Unit]) -> None:
+        for unit in units:
+            read = self._reads.pop(unit, None)
+            if read is not None and not read.done():
+                read.cancel()  # redis-py drops that connection; what the read took stays pending
+
+    async def _read_new(self, unit: Unit) -> list[tuple[bytes, Entries]]:
+        streams = {s: ">" for shard in unit for s in self.streams(shard)}
+        try:
+            got = await self.client.xreadgroup(
+                self.group,
+                self.consumer,
+                streams,  # type: ignore[arg-type]
+                count=self.batch,
+                block=self.block_ms,
+            )
+        except ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            # The group (or the stream) vanished: recreate it from the stream's start, so entries
+            # added meanwhile are read too (readers are idempotent: a duplicate is answered).
+            log.warning("consumer_group_recreated", role=self.role, streams=list(streams))
+            for stream in streams:
+                await ensure_group(self.client, stream, self.group, self.group_start)
+            return []
+        return got or []  # type: ignore[no-any-return]
+
+    async def _handle(self, batch: Batch, shards: set[int] | None = None) -> None:
+        mine = shards if shards is not None else self._shards_of(batch)
+        self._handling |= mine
+        size = sum(len(entries) for _, entries in batch)
+        started = time.perf_counter()
+        try:
+            await self.handle(batch)
+            self.handled += size
+            metrics.BATCH_SIZE.labels(self.role).observe(size)
+            metrics.BATCH_SECONDS.labels(self.role).observe(time.perf_counter() - started)
+        except Exception as exc:
+            if transient(exc):
+                raise
+            # Left pending: reclaimed after reclaim_idle_ms and dead-lettered past max_deliveries.
+            log.exception("batch_failed", role=self.role, streams=[s for s, _ in batch])
+        finally:
+            self._handling -= mine
+
+    def _shards_of(self, batch: Batch) -> set[int]:
+        streams = {s for s, _ in batch}
+        return {shard for shard in self.reading | self.wanted if streams & set(self.streams(shard))}
+
+    # ---- taking over and reclaiming -----------------------------------------------------------------
+
+    async def _take_over(self, shard: int) -> None:
+        """Claim and handle, oldest first, every entry pending in the group on this shard's streams,
+        whoever read it: a dead owner's, and this consumer's own from before a restart."""
+        handled = 0
+        for stream in self.streams(shard):
+            await ensure_group(self.client, stream, self.group, self.group_start)
+            handled += await self._claim(shard, stream, min_idle_ms=0)
+        self.reading.add(shard)
+        log.info("shard_taken_over", role=self.role, shard=shard, pending=handled)
+
+    async def _claim(self, shard: int, stream: str, min_idle_ms: int) -> int:
+        """XAUTOCLAIM pages of entries idle at least `min_idle_ms` (a claim counts a delivery) and
+        handle each page in arrival order; returns how many were claimed."""
+        start = "0-0"
+        total = 0
+        while True:
+            reply = await self.client.xautoclaim(
+                stream, self.group, self.consumer, min_idle_time=min_idle_ms, start_id=start, count=self.batch
+            )
+            start = _text(reply[0])
+            # Redis 6.2 lists entries deleted from the stream with no fields; 7.x apart.
+            entries: Entries = [(i, f) for i, f in reply[1] if f is not None]
+            total += len(entries)
+            kept = await self._without_poison(stream, entries) if entries else []
+            if kept:
+                await self._handle([(stream, kept)], {shard})
+            if start == "0-0":
+                return total
+
+    async def _reclaim_idle(self) -> None:
+        now = time.monotonic()
+        if now < self._next_reclaim:
+            return
+        self._next_reclaim = now + max(0.05, min(1.0, self.reclaim_idle_ms / 5000))
+        for shard in sorted(self.reading):
+            for stream in self.streams(shard):
+                if n := await self._claim(shard, stream, min_idle_ms=self.reclaim_idle_ms):
+                    log.warning("reclaimed", role=self.role, stream=stream, entries=n)
+
+    async def _without_poison(self, stream: str, entries: Entries) -> Entries:
+        info = await self.client.xpending_range(
+            stream,
+            self.group,
+            min=entries[0][0],
+            max=entries[-1][0],
+            count=len(entries),
+            consumername=self.consumer,
+        )
+        deliveries = {i["message_id"]: int(i["times_delivered"]) for i in info}
+        kept: Entries = []
+        for entry_id, fields in entries:
+            n = deliveries.get(entry_id, 1)
+            if n <= self.max_deliveries:
+                kept.append((entry_id, fields))
+            elif self.dead_letter is not None:
+                await self.dead_letter(stream, entry_id, fields, f"failed {n - 1} deliveries")
+            else:
+                log.error("entry_skipped", role=self.role, stream=stream, entry_id=_text(entry_id), deliveries=n)
+                await self.client.xack(stream, self.group, entry_id)
+        return kept
+
+    async def measure_lag(self) -> None:
+        """Set the lag and pending gauges of every owned shard's streams (XINFO GROUPS)."""
+        for shard in sorted(self.reading):
+            for stream in self.streams(shard):
+                try:
+                    groups = await self.client.xinfo_groups(stream)
+                except ResponseError:
+                    continue  # the stream is gone; the next take-over recreates it
+                for group in groups:
+                    if _text(group["name"]) == self.group:
+                        metrics.PENDING.labels(self.role, str(shard)).set(int(group["pending"]))
+                        if group.get("lag") is not None:  # Redis >= 7.0
+                            metrics.LAG.labels(self.role, str(shard)).set(int(group["lag"]))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
