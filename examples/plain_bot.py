@@ -1,6 +1,7 @@
 """A complete dicestream bot using only redis-py and json: join a seat, play random legal moves.
 
-python examples/plain_bot.py GAME_ID SEAT [REDIS_URL] [PREFIX] [SHARDS]
+python examples/plain_bot.py GAME_ID SEAT [REDIS_URL] [PREFIX] [SHARDS] [CLUSTER]
+(CLUSTER: 1 when REDIS_URL is a node of a Redis Cluster)
 """
 
 import json
@@ -10,12 +11,14 @@ import uuid
 import zlib
 
 import redis
+from redis.cluster import RedisCluster
 
 
-def play(game_id, seat, url="redis://127.0.0.1:6379/0", prefix="ds", shards=8):
-    r = redis.Redis.from_url(url)
+def play(game_id, seat, url="redis://127.0.0.1:6379/0", prefix="ds", shards=64, cluster=False, client="plain"):
+    r = RedisCluster.from_url(url) if cluster else redis.Redis.from_url(url)
     intake = f"{prefix}:cmd:{{{zlib.crc32(game_id.encode()) % shards}}}"  # the game's shard
-    replies, seat_stream = f"{prefix}:reply:{uuid.uuid4().hex}", f"{prefix}:game:{{{game_id}}}:seat:{seat}"
+    # Replies (the seat token among them) go to a stream under this client's name.
+    replies, seat_stream = f"{prefix}:reply:{client}:{uuid.uuid4().hex}", f"{prefix}:game:{{{game_id}}}:seat:{seat}"
 
     def send(type_, payload, **extra):
         command = {
@@ -52,4 +55,4 @@ def play(game_id, seat, url="redis://127.0.0.1:6379/0", prefix="ds", shards=8):
 
 if __name__ == "__main__":
     game, seat_no, *rest = sys.argv[1:]
-    print("final scores:", play(game, int(seat_no), *rest[:2], *map(int, rest[2:3])))
+    print("final scores:", play(game, int(seat_no), *rest[:2], *map(int, rest[2:3]), *map(bool, map(int, rest[3:4]))))

@@ -80,15 +80,20 @@ def sync_client(url: str) -> sync_redis.Redis | SyncRedisCluster:
     return sync_redis.Redis.from_url(url)
 
 
-@pytest.fixture
-def prefix(redis_url: str) -> Iterator[str]:
-    name = f"test-{uuid.uuid4().hex[:10]}"
-    yield name
-    client = sync_client(redis_url)
+def delete_prefix(url: str, name: str) -> None:
+    """Delete every key under `name:` (on every primary of a cluster)."""
+    client = sync_client(url)
     keys = list(client.scan_iter(match=f"{name}:*", count=1000))
     if keys:
         client.delete(*keys)  # a cluster client splits the call by slot
     client.close()
+
+
+@pytest.fixture
+def prefix(redis_url: str) -> Iterator[str]:
+    name = f"test-{uuid.uuid4().hex[:10]}"
+    yield name
+    delete_prefix(redis_url, name)
 
 
 @pytest.fixture

@@ -78,7 +78,7 @@ class RefereeService(Service):
         self.reader = ShardReader(
             self.client,
             role=GROUP,
-            streams=lambda shard: [self.keys.intake(shard)],
+            streams=lambda shard: [self.keys.intake(shard), self.keys.timer(shard)],
             group=GROUP,
             consumer=s.consumer,
             handle=self.engine.handle_many,

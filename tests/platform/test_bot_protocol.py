@@ -14,7 +14,7 @@ import redis.asyncio as aredis
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.protocol import Action, HostBot, SeatMessage, TurnRequest
+from contracts.protocol import HOSTED, Action, HostBot, SeatMessage, TurnRequest
 from dicestream import sdk
 from dicestream.runtime import running
 from games import match as m
@@ -23,6 +23,7 @@ from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import rebuild
+from services.redis_conn import detect_cluster
 from tests.platform.test_redis_integration import wait_for
 
 pytestmark = pytest.mark.redis
@@ -49,9 +50,11 @@ async def test_a_plain_redis_json_bot_and_an_sdk_bot_play_a_full_game(
     async with running(settings, redis_url) as run:
         cli = Client(client, keys, settings.shards)
         await cli.call("proto", lc.CreateGame(game_type="sentient", num_players=3))
-        assert await run.bots.runner.host(HostBot(game_id="proto", seat=0, kind="greedy"))
+        assert (await run.bots.runner.host(HostBot(game_id="proto", seat=0, kind="greedy"))).status == HOSTED
         plain = asyncio.create_task(
-            asyncio.to_thread(plain_bot.play, "proto", 1, redis_url, settings.prefix, settings.shards)
+            asyncio.to_thread(
+                plain_bot.play, "proto", 1, redis_url, settings.prefix, settings.shards, detect_cluster(redis_url)
+            )
         )
         await wait_for(lambda: seat_joined(client, keys, "proto", 1))
         sdk_bot = asyncio.create_task(

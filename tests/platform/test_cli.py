@@ -12,10 +12,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
-import redis
 
 from contracts.schema import documents
+from tests.conftest import sync_client
 
 CLI = [sys.executable, "-m", "dicestream.cli"]
 
@@ -31,6 +32,8 @@ def env(redis_url: str, prefix: str, tmp_path: Path) -> dict[str, str]:
         "DICESTREAM_LOG_LEVEL": "warning",
         "DICESTREAM_DATA": str(tmp_path / "data"),
         "COLUMNS": "80",
+        "DICESTREAM_HEALTH_ADDR": "127.0.0.1:0",
+        "PYTHONUNBUFFERED": "1",
     }
 
 
@@ -41,21 +44,30 @@ def cli(env: dict[str, str], *args: str, timeout: float = 60) -> str:
 
 
 @pytest.fixture
-def up(env: dict[str, str], redis_url: str, prefix: str) -> Iterator[subprocess.Popen[str]]:
+def up(env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
     proc = subprocess.Popen([*CLI, "up"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    client = redis.Redis.from_url(redis_url)
     try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"health on (http://\S+)", line)
+        assert found, f"dicestream up printed {line!r}; {proc.stderr.read() if proc.stderr else ''}"
+        # Ready (/readyz 200) once every service is connected and holds its shard leases.
         deadline = time.monotonic() + 60
-        # Ready once the referee's group exists on every intake shard (it reads from then on).
-        while not all(client.exists(f"{prefix}:cmd:{{{s}}}") for s in range(2)):
+        while not ready(found.group(1)):
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            assert time.monotonic() < deadline, "dicestream up did not start"
+            assert time.monotonic() < deadline, "dicestream up did not become ready"
             time.sleep(0.1)
         yield proc
     finally:
-        client.close()
         proc.terminate()
         proc.wait(15)
+
+
+def ready(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def test_new_send_watch_and_rebuild_a_game_from_the_command_line(
@@ -96,7 +108,7 @@ def test_new_send_watch_and_rebuild_a_game_from_the_command_line(
     assert shown["lifecycle.GameCreated"]["seed"] is None and shown["lifecycle.SeatJoined"]["token_hash"] is None
     assert shown["sentient.DeckShuffled"]["cards"] is None
 
-    client = redis.Redis.from_url(redis_url)
+    client = sync_client(redis_url)
     try:
 
         def models() -> set[bytes]:

@@ -6,7 +6,6 @@ import json
 
 import msgspec
 import pytest
-import redis.asyncio as aredis
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -16,6 +15,7 @@ from games import match as m
 from services import history as h
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
+from services.redis_conn import connect
 from tests.golden.games import GOLDEN, record, render
 from tests.golden.games import HERE as GOLDEN_DIR
 
@@ -103,7 +103,7 @@ def test_verify_catches_a_seed_that_does_not_match_its_commitment() -> None:
 
 
 async def test_export_import_verify_round_trip(prefix: str, redis_url: str) -> None:
-    client = aredis.Redis.from_url(redis_url)
+    client = connect(redis_url)
     store = RedisEventStore(client, Keys(prefix))
     try:
         header, hist = h.parse_export(render(golden()).splitlines())
@@ -117,6 +117,7 @@ async def test_export_import_verify_round_trip(prefix: str, redis_url: str) -> N
         with pytest.raises(ValueError, match="refused"):
             await h.import_history(store, moved)  # importing twice appends nothing
     finally:
+        await store.close()
         await client.aclose()
 
 

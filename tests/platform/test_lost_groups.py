@@ -1,5 +1,6 @@
-"""A consumer group destroyed on the server (NOGROUP) stops FastStream's stream subscribers for good;
-every service's watchdog (services.broker.keep_groups) recreates its own group and reads on."""
+"""A consumer group destroyed on the server (NOGROUP): every service recreates its own group and reads
+on (the shard readers when a read hits NOGROUP, the bot runner's lobby watchdog for the FastStream
+subscriber, which stops on NOGROUP)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ async def test_the_bot_runner_recreates_a_lost_lobby_group_and_hosts_again(
         await client.xadd(runner.lobby, {"data": msgspec.json.encode(request)})
 
         async def seated() -> bool:
-            return keys.seat("lost-lobby", 1) in runner.seats
+            return ("lost-lobby", 1) in runner.seats
 
         await wait_for(seated, timeout=5)
         assert (await client.xpending(runner.lobby, "botrunner"))["pending"] == 0
