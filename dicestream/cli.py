@@ -98,7 +98,10 @@ async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) ->
         loop.add_signal_handler(sig, stop.set)
     async with running(settings, url, names or SERVICES, health=True) as run:
         health = f"; health on {run.health.url}" if run.health else ""
-        console.print(f"[green]running {', '.join(names or SERVICES)} on {url}[/]{health} (Ctrl-C stops)")
+        # One line a script can read, whatever the terminal's width.
+        console.print(
+            f"[green]running {', '.join(names or SERVICES)} on {url}[/]{health} (Ctrl-C stops)", soft_wrap=True
+        )
         stopping = asyncio.ensure_future(stop.wait())
         fatal = asyncio.ensure_future(run.fatal())
         await asyncio.wait([stopping, fatal], return_when=asyncio.FIRST_COMPLETED)

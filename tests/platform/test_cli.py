@@ -50,7 +50,7 @@ def up(env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         found = re.search(r"health on (http://\S+)", line)
-        assert found, f"dicestream up printed {line!r}; {proc.stderr.read() if proc.stderr else ''}"
+        assert found, f"dicestream up printed {line!r}"
         # Ready (/readyz 200) once every service is connected and holds its shard leases.
         deadline = time.monotonic() + 60
         while not ready(found.group(1)):

@@ -33,7 +33,7 @@ from services.eventstore.memory_store import MemoryEventStore
 from services.referee.engine import Referee
 from services.referee.sink import MemorySink
 from services.selfplay import EPOCH, SECRET, record_game
-from services.tokens import admin_token, seat_token
+from services.tokens import seat_token
 from tests.golden.games import GOLDEN
 from tests.golden.games import HERE as GOLDEN_DIR
 
@@ -77,7 +77,7 @@ async def record_with_referee_moves(
 ) -> h.History:
     """Like services.selfplay.record_game, plus referee-played moves: before move k, seat
     `resign[k]` resigns; at move k in `timeout`, the turn timer forces the waited-for seat's default
-    action (a `ForceDefault` with the admin token)."""
+    action (a `ForceDefault` on the shard's timer stream, where only the turn service may write)."""
     clock = iter(EPOCH + i / 1000 for i in range(1_000_000))
     store = MemoryEventStore()
     sink = MemorySink()
@@ -86,7 +86,9 @@ async def record_with_referee_moves(
     )
     n = 0
 
-    async def send(payload: msgspec.Struct, seat: int | None = None, token: str | None = None) -> None:
+    async def send(
+        payload: msgspec.Struct, seat: int | None = None, token: str | None = None, stream: str = "fair"
+    ) -> None:
         nonlocal n
         n += 1
         if token is None and seat is not None:
@@ -99,7 +101,7 @@ async def record_with_referee_moves(
             token=token,
             payload=msgspec.Raw(codec.encode(payload)),
         )
-        await ref.handle("fair", [(f"{n}-0".encode(), {b"data": codec.encode(env)})])
+        await ref.handle(stream, [(f"{n}-0".encode(), {b"data": codec.encode(env)})])
 
     await send(lc.CreateGame(game_type=game_type, num_players=len(bots)))
     for seat in range(len(bots)):
@@ -113,7 +115,7 @@ async def record_with_referee_moves(
             continue
         seat = m.to_act(agg)[0]
         if moves in timeout:
-            await send(lc.ForceDefault(seat=seat, at_version=agg.version), token=admin_token(SECRET))
+            await send(lc.ForceDefault(seat=seat, at_version=agg.version), stream=Keys("fair").timer(0))
             continue
         rules = agg.rules
         await send(bots[seat].choose(rules.view(agg.game, seat), rules.legal_actions(agg.game, seat), seat), seat)
