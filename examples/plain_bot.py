@@ -15,7 +15,7 @@ import redis
 def play(game_id, seat, url="redis://127.0.0.1:6379/0", prefix="ds", shards=8):
     r = redis.Redis.from_url(url)
     intake = f"{prefix}:cmd:{{{zlib.crc32(game_id.encode()) % shards}}}"  # the game's shard
-    replies, seat_stream = f"{prefix}:reply:{uuid.uuid4().hex}", f"{prefix}:game:{{{game_id}}}:seat:{seat}"
+    replies, seat_stream = f"{prefix}:reply:plain:{uuid.uuid4().hex}", f"{prefix}:game:{{{game_id}}}:seat:{seat}"
 
     def send(type_, payload, **extra):
         command = {

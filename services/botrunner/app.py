@@ -48,7 +48,9 @@ class BotRunner:
         self.redis = client
         self.keys = keys
         self.shards = shards
-        self.commands = Client(client, keys, shards, name=f"{name}-{id(self):x}")
+        # `name` is the client of its reply streams (the referee ties each seat to the client that
+        # joined it), the object id keeps two runners of one process apart.
+        self.commands = Client(client, keys, shards, name=f"{name}:{id(self):x}")
         self.seats: dict[str, Seat] = {}
         self.finished: dict[str, GameOver] = {}
         self._wake = asyncio.Event()
