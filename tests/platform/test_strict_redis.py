@@ -1,10 +1,18 @@
-"""Strict, bounded input where Redis behaviour matters, through a real referee service: a poison
-entry in the same batch as valid commands (and in a restarted referee's pending entries), an entry
-over the size limit, and what refused spam costs a game's public stream and audit."""
+"""Strict, bounded input where Redis behaviour matters, over a real Redis (standalone and cluster):
+a poison entry in the same batch as valid commands (and in a restarted referee's pending entries),
+an entry over the size limit, and what refused spam costs a game's public stream and audit.
+
+The referee here is the engine behind the intake loop the service runs (`Intake`: resume, then
+read), reading the one shard a test uses, as `RefereeService.start` wires them; built in
+`referee()` so that a rewrite of the intake changes one place.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 
 import msgspec
 import pytest
@@ -13,18 +21,26 @@ import redis.asyncio as aredis
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.limits import MAX_DATA_BYTES
-from dicestream.runtime import running
 from services.broker import ensure_group
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
-from services.referee.app import GROUP
+from services.eventstore.redis_store import RedisEventStore
+from services.redis_conn import connect
+from services.referee.app import GROUP, standalone
+from services.referee.engine import Referee
+from services.referee.intake import Intake
+from services.referee.sink import RedisSink
 from tests.platform.helpers import envelope
 from tests.platform.test_redis_integration import wait_for
 
 pytestmark = pytest.mark.redis
 
 DEEP = b"[" * 10_000 + b"]" * 10_000
+
+
+async def _nothing_pending(client: aredis.Redis, stream: str) -> bool:
+    return int((await client.xpending(stream, GROUP))["pending"]) == 0
 
 
 def nested_command(game_id: str) -> bytes:
@@ -35,15 +51,47 @@ def nested_command(game_id: str) -> bytes:
     )
 
 
-def slow_reclaim(settings: Settings) -> Settings:
-    # No reclaiming within a test: only first sight (or resuming) can deal with an entry.
-    return msgspec.structs.replace(settings, consumer="referee-0", reclaim_idle_ms=60_000)
+@contextlib.asynccontextmanager
+async def referee(settings: Settings, url: str, game_id: str, consumer: str = "referee-0") -> AsyncIterator[Referee]:
+    """A referee judging the intake shard of `game_id` under `consumer`. No reclaimer runs: only
+    first sight (or resuming its own pending entries) can deal with an entry."""
+    keys = Keys(settings.prefix)
+    client = connect(url)
+    stream = keys.intake(shard_of(game_id, settings.shards))
+    await ensure_group(client, stream, GROUP)
+    engine = Referee(
+        RedisEventStore(client, keys),
+        lambda: RedisSink(client),
+        keys,
+        shards=settings.shards,
+        secret=b"strict-secret",
+        group=GROUP,
+        inline_effects=await standalone(client),
+    )
+    intake = Intake(
+        client,
+        [stream],
+        GROUP,
+        consumer,
+        settings.batch,
+        engine.handle_many,
+        block_ms=100,
+        dead_letter=engine.dead_letter,
+        max_deliveries=settings.max_deliveries,
+    )
+    task = asyncio.create_task(intake.run())
+    try:
+        yield engine
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await client.aclose()
 
 
 async def test_a_deep_entry_is_dead_lettered_on_first_sight_and_its_batch_is_answered_at_once(
     settings: Settings, redis_url: str, client: aredis.Redis
 ) -> None:
-    settings = slow_reclaim(settings)
     keys = Keys(settings.prefix)
     stream = keys.intake(shard_of("poisoned", settings.shards))
     await ensure_group(client, stream, GROUP)
@@ -53,7 +101,7 @@ async def test_a_deep_entry_is_dead_lettered_on_first_sight_and_its_batch_is_ans
     poison = await client.xadd(stream, {"data": nested_command("poisoned")})
     join = await cli.send("poisoned", lc.JoinSeat(seat=0, name="a"))
     started = time.monotonic()
-    async with running(settings, redis_url, ("referee",)):
+    async with referee(settings, redis_url, "poisoned"):
         replies = [await cli.wait(c, timeout_s=10) for c in (create, join)]
         answered_in = time.monotonic() - started
         assert [r.outcome.status for r in replies] == ["accepted", "accepted"]
@@ -62,7 +110,7 @@ async def test_a_deep_entry_is_dead_lettered_on_first_sight_and_its_batch_is_ans
         letters = await wait_for(lambda: client.xrange(keys.dead_letter))
         assert [f[b"entry_id"] for _, f in letters] == [poison]
         assert b"recursion" in letters[0][1][b"reason"]
-        assert (await client.xpending(stream, GROUP))["pending"] == 0  # acked after one delivery
+        await wait_for(lambda: _nothing_pending(client, stream), timeout=2)  # acked after one delivery
     assert answered_in < 5, answered_in  # not after the reclaimer's 60 s
     await cli.close()
 
@@ -70,7 +118,6 @@ async def test_a_deep_entry_is_dead_lettered_on_first_sight_and_its_batch_is_ans
 async def test_a_referee_restarted_under_its_name_resumes_past_poison_it_held(
     settings: Settings, redis_url: str, client: aredis.Redis
 ) -> None:
-    settings = slow_reclaim(settings)
     keys = Keys(settings.prefix)
     stream = keys.intake(shard_of("held", settings.shards))
     await ensure_group(client, stream, GROUP)
@@ -82,12 +129,13 @@ async def test_a_referee_restarted_under_its_name_resumes_past_poison_it_held(
     # referee-0 read them and died before acking anything.
     got = await client.xreadgroup(GROUP, "referee-0", {stream: ">"}, count=100)
     assert len(got[0][1]) == 4
-    async with running(settings, redis_url, ("referee",)):
+    async with referee(settings, redis_url, "held"):  # restarted under the same name: resumes first
         replies = [await cli.wait(c, timeout_s=10) for c in (create, join)]
         assert [r.outcome.judged_at_version for r in replies] == [0, 1]
         # The intake task survived resuming: a new command is judged too.
         later = await cli.call("held", lc.JoinSeat(seat=1, name="b"), timeout_s=10)
         assert later.outcome.status == "accepted"
+        await wait_for(lambda: _nothing_pending(client, stream))  # the acks may follow the reply
     letters = {f[b"entry_id"]: f for _, f in await client.xrange(keys.dead_letter)}
     assert set(letters) == {poison, binary}
     assert all(f[b"reason"] for f in letters.values())
@@ -101,13 +149,14 @@ async def test_an_entry_over_the_data_limit_is_dead_lettered_bounded_and_kept_no
     keys = Keys(settings.prefix)
     cli = Client(client, keys, settings.shards)
     stream = keys.intake(shard_of("big", settings.shards))
-    async with running(settings, redis_url, ("referee",)):
+    async with referee(settings, redis_url, "big"):
         await cli.call("big", lc.CreateGame(game_type="sentient", num_players=2))
         audit_before = await client.xlen(keys.audit("big"))
         huge = envelope("big", lc.JoinSeat(seat=0, name="n" * (2 * MAX_DATA_BYTES)), reply_to=cli.reply_to)
         entry_id = await client.xadd(stream, {"data": codec.encode(huge)})
         after = await cli.call("big", lc.JoinSeat(seat=0, name="fits"))  # answered after it: it was handled
         assert after.outcome.status == "accepted"
+        await wait_for(lambda: _nothing_pending(client, stream))
     [(_, letter)] = await client.xrange(keys.dead_letter)
     assert letter[b"entry_id"] == entry_id and letter[b"reason"].startswith(b"data is ")
     assert await client.memory_usage(keys.dead_letter, samples=0) < 8_192
@@ -128,7 +177,7 @@ async def test_refused_spam_no_longer_grows_the_public_stream_and_only_boundedly
     keys = Keys(settings.prefix)
     cli = Client(client, keys, settings.shards)
     spammer = Client(client, keys, settings.shards, name="spam")
-    async with running(settings, redis_url, ("referee",)):
+    async with referee(settings, redis_url, "victim"):
         await cli.call("victim", lc.CreateGame(game_type="sentient", num_players=2))
         tokens = [(await cli.call("victim", lc.JoinSeat(seat=s, name=f"p{s}"))).token for s in range(2)]
         await cli.call("victim", lc.StartGame(), seat=0, token=tokens[0])
