@@ -25,6 +25,15 @@ def _reply_stream(prefix: str) -> re.Pattern[str]:
     return re.compile(rf"{re.escape(prefix)}:reply:(?P<client>{CLIENT_PATTERN}):{REST_PATTERN}")
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _reply_client(prefix: str, stream: str) -> str | None:
+    # A client names the same reply stream on every command: match it once.
+    if len(stream) > MAX_REPLY_TO:
+        return None
+    found = _reply_stream(prefix).fullmatch(stream)
+    return found["client"] if found else None
+
+
 class Keys(msgspec.Struct, frozen=True):
     prefix: str = "ds"
 
@@ -63,10 +72,7 @@ class Keys(msgspec.Struct, frozen=True):
     def reply_client(self, stream: str) -> str | None:
         """The client a reply stream of this installation belongs to; None when `stream` is not
         one (another prefix, no `<client>:<rest>`, a character outside their charsets)."""
-        if len(stream) > MAX_REPLY_TO:
-            return None
-        found = _reply_stream(self.prefix).fullmatch(stream)
-        return found["client"] if found else None
+        return _reply_client(self.prefix, stream)
 
     @property
     def dead_letter(self) -> str:

@@ -79,6 +79,10 @@ def cut(text: str, limit: int = MAX_DETAIL) -> str:
 
 def over_limits(fields: Fields) -> str | None:
     """Why an entry is too big to read, or None."""
+    if len(fields) == 1:  # the usual entry: one field, `data`
+        data = fields.get(b"data")
+        if data is not None and len(data) <= MAX_DATA_BYTES:
+            return None
     if len(fields) > MAX_FIELDS:
         return f"entry has {len(fields)} fields, at most {MAX_FIELDS}"
     size = sum(len(k) + len(v) for k, v in fields.items())
