@@ -560,7 +560,8 @@ class Referee:
             sink.add(self.keys.bus(shard_of(outcome.game_id, self.shards)), {"data": codec.encode(notice)})
         if self.observe is not None:
             self.observe(item.stream, item.entry_id, outcome.status, outcome.rule or "")
-        reply_to = self._answer_to(item, plan.outcome)
+        # Neither the first answer nor this one may go where the sender may not write.
+        reply_to = self._answer_to(item, outcome) and self._answer_to(item, plan.outcome)
         if reply_to:
             sink.add(reply_to, {"data": codec.encode(Reply(outcome=outcome, token=token))})
 

@@ -321,6 +321,8 @@ async def test_a_seat_command_naming_another_clients_reply_stream_is_refused_and
     [o] = [o for o in await judged.audit() if o.command_id == env.command_id]
     assert (o.rule, o.authenticated, o.reply_client) == ("GAME-REPLY-TO", True, other)
     assert judged.seen[-1][1:] == ("rejected", "GAME-REPLY-TO")
+    await judged.send((b"778-0", entry(env)[1]))  # redelivered: the first outcome, still not written there
+    assert judged.replies(victim) == [] and judged.seen[-1][1:] == ("rejected", "GAME-REPLY-TO")
     # Its own client under another <rest> is fine.
     own = "alice" if seat == 0 else "mallory"
     ok = await judged.call("g", Pass(), seat=seat, token=tokens[seat], reply_to=KEYS.reply(own, "new-process"))
