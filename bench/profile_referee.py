@@ -76,7 +76,7 @@ async def run(games: int, waves: int, py_spy: str, top: int, rate: int, paced: f
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     keys = Keys(prefix)
     r = connect(url)
-    replies = Replies(url, f"{prefix}:reply:profile")
+    replies = Replies(url, f"{prefix}:reply:profile:run")
     replies.start()
     workers = []
     out = tempfile.NamedTemporaryFile(prefix="referee-profile-", suffix=".txt", delete=False)  # noqa: SIM115

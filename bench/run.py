@@ -178,7 +178,7 @@ async def _main(
         },
     }
     try:
-        replies = Replies(url, f"{prefix}:reply:bench")
+        replies = Replies(url, f"{prefix}:reply:bench:run")
         replies.start()
         # (a) baselines, nothing else running.
         say(f"[bold](a)[/] raw XADD baselines on {url} (prefix {prefix})")

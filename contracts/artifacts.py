@@ -12,52 +12,55 @@ from __future__ import annotations
 
 import msgspec
 
+from contracts.command import Command
+from contracts.limits import Ints, Word, Words
+
 # ---- commands ---------------------------------------------------------------------------
 
 
-class ArrangeStart(msgspec.Struct, frozen=True, kw_only=True):
+class ArrangeStart(Command, frozen=True, kw_only=True):
     """Set-up: lay your four starting cards in the top row, left to right (columns 1..4)."""
 
-    cards: list[str]
+    cards: Words
 
 
-class UseAction(msgspec.Struct, frozen=True, kw_only=True):
+class UseAction(Command, frozen=True, kw_only=True):
     """Place a die on an action without parameters (an expedition, a dollar action, Guide Work)."""
 
     die: int
-    card: str
+    card: Word
     action: int = 1
 
 
-class Buy(msgspec.Struct, frozen=True, kw_only=True):
+class Buy(Command, frozen=True, kw_only=True):
     """Place a die on a buy action and buy `market` (a face-up A-E card), laid at (row, col)."""
 
     die: int
-    card: str
+    card: Word
     action: int
-    market: str
+    market: Word
     row: int
     col: int
 
 
-class Upgrade(msgspec.Struct, frozen=True, kw_only=True):
+class Upgrade(Command, frozen=True, kw_only=True):
     """Place a die on a buy action and turn your own Level 1 card `target` to Level 2."""
 
     die: int
-    card: str
+    card: Word
     action: int
-    target: str
+    target: Word
 
 
-class SellToMuseum(msgspec.Struct, frozen=True, kw_only=True):
+class SellToMuseum(Command, frozen=True, kw_only=True):
     """Place a die on a museum and fill order box `box` with that many artifacts of its kind."""
 
     die: int
-    museum: str
+    museum: Word
     box: int
 
 
-class SellToCollectors(msgspec.Struct, frozen=True, kw_only=True):
+class SellToCollectors(Command, frozen=True, kw_only=True):
     """Place a die on Private Collectors and sell any mix of artifacts (at least one)."""
 
     die: int
@@ -67,13 +70,13 @@ class SellToCollectors(msgspec.Struct, frozen=True, kw_only=True):
     statue: int = 0
 
 
-class Dive(msgspec.Struct, frozen=True, kw_only=True):
+class Dive(Command, frozen=True, kw_only=True):
     """Place one or more dice on Dive; their sum must reach the top underwater card's number."""
 
-    dice: list[int]
+    dice: Ints
 
 
-class EndTurn(msgspec.Struct, frozen=True, kw_only=True):
+class EndTurn(Command, frozen=True, kw_only=True):
     """Stop placing dice (unplaced dice are lost); the next player rolls."""
 
 

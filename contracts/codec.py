@@ -32,6 +32,22 @@ def decode_event(data: bytes) -> EventEnvelope:
     return _event_envelope.decode(data)
 
 
+_members = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def decode_members(data: bytes) -> dict[str, msgspec.Raw]:
+    """A JSON object's members, each left undecoded: what the referee reads of an envelope that
+    does not match its schema, to find out whom to answer. Raises like any decoder (and
+    RecursionError on deeply nested values)."""
+    return _members.decode(data)
+
+
+def decode_command_payload(cls: type[msgspec.Struct], payload: bytes) -> msgspec.Struct:
+    """A command's payload as its type (strict: unknown fields and values over their limits
+    raise ValidationError)."""
+    return _decoder(cls).decode(payload)  # type: ignore[no-any-return]
+
+
 def _decoder(cls: type[Any]) -> msgspec.json.Decoder[Any]:
     dec = _payload_decoders.get(cls)
     if dec is None:

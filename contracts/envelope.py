@@ -4,26 +4,36 @@ from __future__ import annotations
 
 import msgspec
 
-# 2: SeatJoined.token_sha256 became token_hash (see contracts/upcast.py).
-SCHEMA_VERSION = 2
+from contracts.limits import GameId, Id, ReplyTo, Seat, Token, TypeName
+
+# 2: SeatJoined.token_sha256 became token_hash. 3: CommandRejected keeps a digest of the payload
+# (payload_digest) instead of the whole payload (see contracts/upcast.py).
+SCHEMA_VERSION = 3
 
 
-class CommandEnvelope(msgspec.Struct, frozen=True, kw_only=True):
-    """A request from a seat (or an admin) to change one game."""
+class CommandEnvelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A request from a seat (or an admin) to change one game.
 
-    type: str
-    game_id: str
-    command_id: str
+    Strict like the payloads: a field this version does not know is refused (GAME-MALFORMED), not
+    ignored. A misspelt `expected_version` or `reply_to` would otherwise silently drop the
+    staleness check or the answer; a client that wants a newer field honoured needs a referee
+    that knows it, and `schema_version` says which one it wrote for. Events, replies and export
+    lines stay lenient: they are read back by other versions."""
+
+    type: TypeName
+    game_id: GameId
+    command_id: Id
     schema_version: int = SCHEMA_VERSION
-    seat: int | None = None
+    seat: Seat | None = None
     # The secret returned by JoinSeat; the log keeps only its SHA-256.
-    token: str | None = None
+    token: Token | None = None
     # Optimistic check: the game version the sender saw. A stale command is rejected.
     expected_version: int | None = None
-    correlation_id: str | None = None
-    causation_id: str | None = None
-    # Stream key on which the referee posts the outcome (and, for JoinSeat, the seat token).
-    reply_to: str | None = None
+    correlation_id: Id | None = None
+    causation_id: Id | None = None
+    # Stream on which the referee posts the outcome (and, for JoinSeat, the seat token):
+    # `<prefix>:reply:<client>:<rest>`, see docs/bots.md.
+    reply_to: ReplyTo | None = None
     sent_at_ms: int | None = None
     payload: msgspec.Raw
 

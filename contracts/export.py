@@ -12,7 +12,9 @@ FORMAT = "dicestream-game"
 
 class ExportHeader(msgspec.Struct, frozen=True, kw_only=True, tag="header"):
     format: str = FORMAT
-    format_version: int = 1
+    # 2: a refused command's outcome keeps a digest of its payload (CommandOutcome.payload_digest)
+    # instead of the payload; format 1 files are read through contracts.upcast.outcome.
+    format_version: int = 2
     game_id: str
     game_type: str
     rules_version: str

@@ -4,31 +4,35 @@ from __future__ import annotations
 
 import msgspec
 
+from contracts.command import Command
+from contracts.limits import Name, Word
+from contracts.outcome import PayloadDigest
+
 # ---- commands ---------------------------------------------------------------------------
 
 
-class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
-    game_type: str
+class CreateGame(Command, frozen=True, kw_only=True):
+    game_type: Word
     num_players: int
     # Seconds a seat may take per decision; None: no limit. Past it the default action is played.
     move_timeout_s: float | None = None
 
 
-class JoinSeat(msgspec.Struct, frozen=True, kw_only=True):
+class JoinSeat(Command, frozen=True, kw_only=True):
     seat: int
-    name: str
-    kind: str = "human"  # "human" | "bot"
+    name: Name
+    kind: Word = "human"  # "human" | "bot"
 
 
-class StartGame(msgspec.Struct, frozen=True, kw_only=True):
+class StartGame(Command, frozen=True, kw_only=True):
     pass
 
 
-class Resign(msgspec.Struct, frozen=True, kw_only=True):
+class Resign(Command, frozen=True, kw_only=True):
     pass
 
 
-class ForceDefault(msgspec.Struct, frozen=True, kw_only=True):
+class ForceDefault(Command, frozen=True, kw_only=True):
     """Sent by the timer service: play the default action for `seat` if it is still waited on."""
 
     seat: int
@@ -53,8 +57,10 @@ class SeatJoined(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
     name: str
     kind: str
-    # Private: the public projection drops it.
+    # Private: the public projection drops them. `reply_client`: the client named by the JoinSeat's
+    # reply_to; the seat's later commands may only name reply streams of that client.
     token_hash: str | None = None
+    reply_client: str | None = None
 
 
 class GameStarted(msgspec.Struct, frozen=True, kw_only=True):
@@ -95,8 +101,9 @@ class CommandRejected(msgspec.Struct, frozen=True, kw_only=True):
     authenticated: bool = False
     expected_version: int | None = None
     correlation_id: str | None = None
-    # The payload as received, so an auditor sees exactly what was asked.
-    payload: msgspec.Raw
+    # What was asked, bounded: the payload's SHA-256, size and first 256 bytes. (Before schema 3
+    # this event carried the whole payload; the upcaster turns it into this digest.)
+    payload_digest: PayloadDigest
 
 
 COMMANDS: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat, StartGame, Resign, ForceDefault)

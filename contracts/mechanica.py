@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import msgspec
 
+from contracts.command import Command
+from contracts.limits import Ints, Word
+
 # ---- shared shapes ----------------------------------------------------------------------
 
 
@@ -42,14 +45,14 @@ class PlacedBot(msgspec.Struct, frozen=True, kw_only=True):
 # ---- commands ---------------------------------------------------------------------------
 
 
-class Sell(msgspec.Struct, frozen=True, kw_only=True):
+class Sell(Command, frozen=True, kw_only=True):
     """Step 1 of a turn: sell one bot of `model` from the truck on dock row `row`."""
 
     row: int
-    model: str
+    model: Word
 
 
-class Install(msgspec.Struct, frozen=True, kw_only=True):
+class Install(Command, frozen=True, kw_only=True):
     """Buy the improvement on shop space `price` and install it on square (`row`, `col`);
     whatever stood there is demolished."""
 
@@ -58,57 +61,57 @@ class Install(msgspec.Struct, frozen=True, kw_only=True):
     col: int
 
 
-class Recycle(msgspec.Struct, frozen=True, kw_only=True):
+class Recycle(Command, frozen=True, kw_only=True):
     """Buy the improvement on shop space `price` and recycle it: its recycle bots go, in order,
     into the start-zone holes of `rows` (as many as there are free holes, at most one per bot)."""
 
     price: int
-    rows: list[int] = msgspec.field(default_factory=list)
+    rows: Ints = msgspec.field(default_factory=list)
 
 
-class CompleteBlueprint(msgspec.Struct, frozen=True, kw_only=True):
+class CompleteBlueprint(Command, frozen=True, kw_only=True):
     """Any time in your turn: hand in the face-up blueprint of `pile` (1 or 2); bot i of the
     blueprint comes from the truck on dock row rows[i]."""
 
     pile: int
-    rows: list[int]
+    rows: Ints
 
 
-class BuyTruck(msgspec.Struct, frozen=True, kw_only=True):
+class BuyTruck(Command, frozen=True, kw_only=True):
     """Any time in your turn: a "big" or "huge" truck replaces the small truck on dock row `row`."""
 
     row: int
-    size: str
+    size: Word
 
 
-class UpgradeTruck(msgspec.Struct, frozen=True, kw_only=True):
+class UpgradeTruck(Command, frozen=True, kw_only=True):
     """Any time in your turn: the big truck on dock row `row` becomes a huge one."""
 
     row: int
 
 
-class BuyFork(msgspec.Struct, frozen=True, kw_only=True):
+class BuyFork(Command, frozen=True, kw_only=True):
     """Any time in your turn: a fork on floor square (`row`, `col`) with its output arrow
     `direction` ("up", "down" or "right")."""
 
     row: int
     col: int
-    direction: str
+    direction: Word
 
 
-class SetFork(msgspec.Struct, frozen=True, kw_only=True):
+class SetFork(Command, frozen=True, kw_only=True):
     """Any time in your turn: turn your fork on (`row`, `col`) to a new output arrow."""
 
     row: int
     col: int
-    direction: str
+    direction: Word
 
 
-class EndTurn(msgspec.Struct, frozen=True, kw_only=True):
+class EndTurn(Command, frozen=True, kw_only=True):
     """Steps 3 and 4: make bots, rotate the shop. `rows` place the recycle bots of an
     improvement that falls into the Recycler (empty when none falls)."""
 
-    rows: list[int] = msgspec.field(default_factory=list)
+    rows: Ints = msgspec.field(default_factory=list)
 
 
 # ---- events -----------------------------------------------------------------------------

@@ -2,9 +2,41 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import msgspec
 
+from contracts.limits import HEAD_BYTES
+
 ACCEPTED, REJECTED = "accepted", "rejected"
+NULL = msgspec.Raw(b"null")
+
+
+class PayloadDigest(msgspec.Struct, frozen=True, kw_only=True):
+    """What a refusal keeps of the payload it refused: bounded, whatever was sent."""
+
+    # SHA-256 (hex) of the payload's bytes as received.
+    sha256: str
+    # Their number.
+    size: int
+    # The first HEAD_BYTES (256) bytes as text; bytes that are not UTF-8 show as U+FFFD. When
+    # `size` is at most 256 and the text re-encodes to `sha256`, it is the whole payload.
+    head: str
+
+    def whole(self) -> bytes | None:
+        """The payload itself, when the head holds all of it."""
+        if self.size > HEAD_BYTES:
+            return None
+        data = self.head.encode()
+        return data if hashlib.sha256(data).hexdigest() == self.sha256 else None
+
+
+def digest(payload: bytes) -> PayloadDigest:
+    return PayloadDigest(
+        sha256=hashlib.sha256(payload).hexdigest(),
+        size=len(payload),
+        head=payload[:HEAD_BYTES].decode("utf-8", "replace"),
+    )
 
 
 class CommandOutcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -27,8 +59,12 @@ class CommandOutcome(msgspec.Struct, frozen=True, kw_only=True):
     detail: str | None = None
     # SHA-256 of the message as received: tells a redelivery from another message reusing its id.
     envelope_sha256: str = ""
-    # The payload as received (the token is never recorded).
+    # The client named by the command's reply_to (`<prefix>:reply:<client>:...`), if any.
+    reply_client: str | None = None
+    # Accepted: the payload as received (verify and audit re-judge it; the token is never
+    # recorded). Refused: null, and `payload_digest` says what it was.
     payload: msgspec.Raw
+    payload_digest: PayloadDigest | None = None
 
 
 class Reply(msgspec.Struct, frozen=True, kw_only=True):

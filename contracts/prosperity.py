@@ -10,47 +10,50 @@ from __future__ import annotations
 
 import msgspec
 
+from contracts.command import Command
+from contracts.limits import Word
+
 # ---- commands ---------------------------------------------------------------------------
 
 
-class ChooseBoard(msgspec.Struct, frozen=True, kw_only=True):
+class ChooseBoard(Command, frozen=True, kw_only=True):
     """Set-up: play the individual board with this side up ("silver" normal, "black" hard)."""
 
-    side: str
+    side: Word
 
 
-class SettleEnergy(msgspec.Struct, frozen=True, kw_only=True):
+class SettleEnergy(Command, frozen=True, kw_only=True):
     """A pending negative-energy count: take `discs` pollution discs, pay 100 euros per other level."""
 
     discs: int
 
 
-class SplitResearch(msgspec.Struct, frozen=True, kw_only=True):
+class SplitResearch(Command, frozen=True, kw_only=True):
     """A pending research count: `energy` steps on the energy track, the rest on the ecology track."""
 
     energy: int
 
 
-class Income(msgspec.Struct, frozen=True, kw_only=True):
+class Income(Command, frozen=True, kw_only=True):
     """Action: take 100 euros from the bank."""
 
 
-class CleanUp(msgspec.Struct, frozen=True, kw_only=True):
+class CleanUp(Command, frozen=True, kw_only=True):
     """Action: remove the highest disc of your pollution track."""
 
 
-class Research(msgspec.Struct, frozen=True, kw_only=True):
+class Research(Command, frozen=True, kw_only=True):
     """Action: advance one space on the "energy" or "ecology" research track."""
 
-    track: str
+    track: Word
 
 
-class BuyTile(msgspec.Struct, frozen=True, kw_only=True):
+class BuyTile(Command, frozen=True, kw_only=True):
     """Action: buy a tile from the research board and place it on board space `space` (None for a
     special tile, which is applied and discarded)."""
 
-    tile: str
-    space: str | None = None
+    tile: Word
+    space: Word | None = None
 
 
 # ---- events -----------------------------------------------------------------------------

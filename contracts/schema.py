@@ -9,6 +9,7 @@ import msgspec
 from contracts.bus import BusNotice
 from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
 from contracts.export import ExportLine
+from contracts.limits import entry_limits
 from contracts.outcome import Reply
 from contracts.protocol import HostBot, SeatMessage
 from contracts.registry import command_types, event_types
@@ -39,6 +40,9 @@ def documents() -> dict[str, dict[str, Any]]:
         "schema_version": SCHEMA_VERSION,
         "commands": sorted(command_types()),
         "events": sorted(event_types()),
+        # Intake entry limits (bytes, fields) that the envelope's schema cannot express; past
+        # them an entry is dead-lettered unread (docs/bots.md).
+        "limits": entry_limits(),
     }
     return docs
 

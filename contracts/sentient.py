@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import msgspec
 
+from contracts.command import Command
+
 # ---- commands ---------------------------------------------------------------------------
 
 
-class Acquire(msgspec.Struct, frozen=True, kw_only=True):
+class Acquire(Command, frozen=True, kw_only=True):
     """Place an agent on a factory card, connect that card to a network slot, calibrate."""
 
     factory_slot: int
@@ -25,7 +27,7 @@ class Acquire(msgspec.Struct, frozen=True, kw_only=True):
     block_right: bool = False
 
 
-class Pass(msgspec.Struct, frozen=True, kw_only=True):
+class Pass(Command, frozen=True, kw_only=True):
     """Once per round: move the spare turn marker to the next round's stack."""
 
 

@@ -22,7 +22,8 @@ NEW, OPEN, RUNNING, OVER = "new", "open", "running", "over"
 # Lifecycle rules, cited by refusals like a game's own rules (docs/rules/lifecycle.md).
 LIFECYCLE_RULES: dict[str, str] = {
     "GAME-UNKNOWN-TYPE": "A command must name a known command type.",
-    "GAME-MALFORMED": "A command's payload must match its type's schema.",
+    "GAME-MALFORMED": "A command's envelope and payload must match their schemas (no unknown fields, within limits).",
+    "GAME-DUPLICATE-ID": "A command id names one command: another command under an id already judged is refused.",
     "GAME-NOT-FOUND": "Only CreateGame may address a game that does not exist yet.",
     "GAME-EXISTS": "A game is created once.",
     "GAME-UNKNOWN-GAME": "CreateGame must name a game this service runs.",
@@ -33,6 +34,7 @@ LIFECYCLE_RULES: dict[str, str] = {
     "GAME-SEATS-EMPTY": "A game starts only when every seat is joined.",
     "GAME-NOT-RUNNING": "Moves are accepted only while the game is running.",
     "GAME-AUTH": "A command for a seat must carry that seat's token.",
+    "GAME-REPLY-TO": "A seat's commands may name only reply streams of the client that joined the seat.",
     "GAME-STALE": "A command's expected_version must equal the game's current version.",
     "GAME-RESIGNED": "A seat that resigned sends no more moves.",
     "GAME-NOT-ADMIN": "Only the referee's own services may force a default action.",
@@ -50,6 +52,8 @@ class SeatInfo(msgspec.Struct, kw_only=True):
     kind: str
     token_hash: str | None
     resigned: bool = False
+    # The client of the JoinSeat's reply_to (private, like the token hash).
+    reply_client: str | None = None
 
 
 class Match(msgspec.Struct, kw_only=True):
@@ -83,6 +87,8 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
     token_hash: str | None = None
     expected_version: int | None = None
     admin: bool = False
+    # The client named by the command's reply_to (`<prefix>:reply:<client>:...`), if it has one.
+    reply_client: str | None = None
     # Supplied by the service for CreateGame / JoinSeat (see module docstring).
     new_seed: str | None = None
     new_token_hash: str | None = None
@@ -119,6 +125,13 @@ def decide(match: Match, req: Request, apply: bool = False) -> list[msgspec.Stru
     if not authenticated(match, req.seat, req.token_hash):
         return rejected("GAME-AUTH", "missing or wrong token for this seat")
     assert req.seat is not None
+    joined = match.seats[req.seat]
+    if req.reply_client is not None and joined is not None and joined.reply_client not in (None, req.reply_client):
+        # The sender is known (it holds the seat's token): it may not make the referee write into
+        # another client's reply streams.
+        return rejected(
+            "GAME-REPLY-TO", f"reply_to names client {req.reply_client!r}, not the client that joined seat {req.seat}"
+        )
     if isinstance(cmd, lc.StartGame):
         return _start(match, apply)
     if match.status != RUNNING:
@@ -178,7 +191,11 @@ def _join(match: Match, cmd: lc.JoinSeat, req: Request) -> list[msgspec.Struct] 
     if match.seats[cmd.seat] is not None:
         return rejected("GAME-SEAT-TAKEN", f"seat {cmd.seat} is taken")
     assert req.new_token_hash is not None, "the service supplies the token hash"
-    return [lc.SeatJoined(seat=cmd.seat, name=cmd.name, kind=cmd.kind, token_hash=req.new_token_hash)]
+    return [
+        lc.SeatJoined(
+            seat=cmd.seat, name=cmd.name, kind=cmd.kind, token_hash=req.new_token_hash, reply_client=req.reply_client
+        )
+    ]
 
 
 def _start(match: Match, apply: bool) -> list[msgspec.Struct] | Rejected:
@@ -270,7 +287,9 @@ def evolve(match: Match, event: msgspec.Struct) -> Match:
         match.seats = [None] * event.num_players
         match.rules_impl = rules_for(event.game_type)
     elif isinstance(event, lc.SeatJoined):
-        match.seats[event.seat] = SeatInfo(name=event.name, kind=event.kind, token_hash=event.token_hash)
+        match.seats[event.seat] = SeatInfo(
+            name=event.name, kind=event.kind, token_hash=event.token_hash, reply_client=event.reply_client
+        )
     elif isinstance(event, lc.GameStarted):
         match.status = RUNNING
         match.game = match.rules.initial_state(match.num_players)
@@ -300,7 +319,7 @@ def public_event(match: Match, event: msgspec.Struct) -> msgspec.Struct | None:
     if isinstance(event, lc.GameCreated):
         return msgspec.structs.replace(event, seed=None)
     if isinstance(event, lc.SeatJoined):
-        return msgspec.structs.replace(event, token_hash=None)
+        return msgspec.structs.replace(event, token_hash=None, reply_client=None)
     return event
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from typing import Any
@@ -11,9 +12,25 @@ import redis.asyncio as aredis
 
 from contracts import codec
 from contracts.envelope import CommandEnvelope
+from contracts.limits import MAX_CLIENT
 from contracts.outcome import Reply
 from contracts.registry import type_name
 from services.eventstore.keys import Keys, shard_of
+
+
+def reply_stream(keys: Keys, name: str | None = None) -> str:
+    """The reply stream `<prefix>:reply:<client>:<rest>` for `name` ("client" or "client:rest";
+    without a rest, a random one; without a name, client "cli"). The referee refuses reply streams
+    outside that shape (docs/bots.md): a character outside a part's charset becomes '-' and each
+    part is cut to its limit, so a host name or consumer name can be used as it is."""
+    client, _, rest = (name or "cli").partition(":")
+    client = re.sub(r"[^A-Za-z0-9_.-]", "-", client)[:MAX_CLIENT]
+    if not client[:1].isalnum() or not client[:1].isascii():
+        client = ("c" + client)[:MAX_CLIENT]
+    rest = re.sub(r"[^A-Za-z0-9_.:-]", "-", rest or uuid.uuid4().hex)[:128]
+    stream = keys.reply(client, rest)
+    assert keys.reply_client(stream) == client, stream
+    return stream
 
 
 class Client:
@@ -21,7 +38,7 @@ class Client:
         self.redis = redis
         self.keys = keys
         self.shards = shards
-        self.reply_to = f"{keys.prefix}:reply:{name or uuid.uuid4().hex}"
+        self.reply_to = reply_stream(keys, name)
         self._last = "0-0"
         self._replies: dict[str, Reply] = {}
 

@@ -18,8 +18,10 @@ from contracts.envelope import EventEnvelope
 from contracts.export import EventLine, ExportHeader, ExportLine, OutcomeLine
 from contracts.outcome import ACCEPTED, CommandOutcome
 from contracts.registry import command_type, event_type, type_name
+from contracts.upcast import outcome as upcast_outcome
 from games import match as m
 from games.base import Rejected
+from games.catalog import rules_for
 from services.eventstore.base import AppendRequest, EventStore
 from services.referee.engine import rejection_envelope
 
@@ -32,7 +34,7 @@ class History(msgspec.Struct, kw_only=True):
 
 async def load(store: EventStore, game_id: str) -> History:
     events = [codec.decode_event(data) for _, data in await store.read(game_id)]
-    outcomes = [msgspec.json.decode(o, type=CommandOutcome) for o in await store.audit(game_id)]
+    outcomes = [upcast_outcome(msgspec.json.decode(o, type=CommandOutcome)) for o in await store.audit(game_id)]
     return History(game_id=game_id, events=events, outcomes=outcomes)
 
 
@@ -149,7 +151,8 @@ def parse_export(lines: Iterable[bytes]) -> tuple[ExportHeader, History]:
         elif isinstance(line, EventLine):
             events.append(line.event)
         else:
-            outcomes.append(line.outcome)
+            # Format 1 files kept refused payloads whole: today's records keep their digest.
+            outcomes.append(upcast_outcome(line.outcome))
     if header is None:
         raise ValueError("no header line: not a dicestream game file")
     return header, History(game_id=header.game_id, events=events, outcomes=outcomes)
@@ -191,8 +194,11 @@ async def import_history(store: EventStore, history: History) -> int:
                 outcome=codec.encode(o),
                 events=[codec.encode(e) for e in events],
                 public=public,
-                # As the referee stored it: the public refusal, remembered only if authenticated.
-                public_rejection=codec.encode(rejection_envelope(o)) if rejected else None,
+                # As the referee stores it: a public refusal only for a known sender, remembered
+                # only if authenticated.
+                public_rejection=codec.encode(rejection_envelope(o))
+                if rejected and (o.authenticated or o.admin)
+                else None,
                 remember=o.authenticated or not rejected,
             )
         )
@@ -249,11 +255,25 @@ def _well_formed(history: History, findings: list[Finding]) -> bool:
     return ok
 
 
+def payload_bytes(o: CommandOutcome) -> bytes | None:
+    """The payload a command was sent with, when it was kept: always for an accepted one, for a
+    refused one when it was short enough to be whole in its digest's head."""
+    if o.payload_digest is None:
+        return bytes(o.payload)
+    return o.payload_digest.whole()
+
+
 def _request(agg: m.Match, history: History, o: CommandOutcome) -> m.Request | None:
+    """The request to judge `o` again, or None when it cannot be rebuilt (an unknown type, a
+    payload not kept, or one that does not decode as its type)."""
     cls = command_type(o.command_type)
-    if cls is None:
+    raw = payload_bytes(o)
+    if cls is None or raw is None:
         return None
-    payload = msgspec.json.decode(o.payload, type=cls)
+    try:
+        payload = codec.decode_command_payload(cls, raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
     token_hash = None
     if o.authenticated and o.seat is not None and 0 <= o.seat < len(agg.seats):
         info = agg.seats[o.seat]
@@ -275,6 +295,7 @@ def _request(agg: m.Match, history: History, o: CommandOutcome) -> m.Request | N
         token_hash=token_hash,
         expected_version=o.expected_version,
         admin=o.admin,
+        reply_client=o.reply_client,
         new_seed=new_seed,
         new_token_hash=new_token_hash,
     )
@@ -293,7 +314,7 @@ def verify(history: History) -> Verdict:
     agg = m.Match(game_id=history.game_id)
     created = codec.event_payload(history.events[0]) if history.events else None
     if isinstance(created, lc.GameCreated):
-        rules = m.rules_for(created.game_type)
+        rules = rules_for(created.game_type)
         if rules is not None and (rules.rules_version, rules.data_version) != (
             created.rules_version,
             created.data_version,
@@ -400,6 +421,16 @@ def find_outcome(history: History, version: int | None = None, command_id: str |
     raise LookupError(f"no command {'id ' + command_id if command_id else f'that wrote version {version}'}")
 
 
+def _shown_payload(o: CommandOutcome) -> Any:
+    raw = payload_bytes(o)
+    if raw is None:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
 def audit(history: History, outcome: CommandOutcome, rejudge: bool = False) -> Audit:
     before = fold(history, outcome.judged_at_version)
     state: dict[str, Any] = {"version": before.version, "status": before.status}
@@ -433,7 +464,10 @@ def audit(history: History, outcome: CommandOutcome, rejudge: bool = False) -> A
         "received_at_ms": outcome.received_at_ms,
         "correlation_id": outcome.correlation_id,
         "expected_version": outcome.expected_version,
-        "payload": msgspec.json.decode(outcome.payload),
+        "reply_client": outcome.reply_client,
+        # A refusal keeps only a digest of its payload (and the payload when that is short).
+        "payload": _shown_payload(outcome),
+        "payload_digest": msgspec.to_builtins(outcome.payload_digest),
     }
     verdict = {
         "status": outcome.status,

@@ -3,18 +3,35 @@ and one Lua script can append to all of them atomically."""
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 
 import msgspec
 
+from contracts.limits import CLIENT_PATTERN, GAME_ID_PATTERN, MAX_REPLY_TO, REST_PATTERN
+
 # Game ids become part of key names: no braces (hash tags), no glob characters, no separators
 # that could make one game's keys look like another's.
-GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+GAME_ID = re.compile(GAME_ID_PATTERN.strip("^$"))
 
 
 def valid_game_id(game_id: str) -> bool:
     return GAME_ID.fullmatch(game_id) is not None
+
+
+@functools.cache
+def _reply_stream(prefix: str) -> re.Pattern[str]:
+    return re.compile(rf"{re.escape(prefix)}:reply:(?P<client>{CLIENT_PATTERN}):{REST_PATTERN}")
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _reply_client(prefix: str, stream: str) -> str | None:
+    # A client names the same reply stream on every command: match it once.
+    if len(stream) > MAX_REPLY_TO:
+        return None
+    found = _reply_stream(prefix).fullmatch(stream)
+    return found["client"] if found else None
 
 
 class Keys(msgspec.Struct, frozen=True):
@@ -61,6 +78,15 @@ class Keys(msgspec.Struct, frozen=True):
     def reply_prefix(self) -> str:
         """Replies go only to streams under this prefix, never to a key a client names freely."""
         return f"{self.prefix}:reply:"
+
+    def reply(self, client: str, rest: str) -> str:
+        """A reply stream, `<prefix>:reply:<client>:<rest>` (charsets in contracts/limits.py)."""
+        return f"{self.prefix}:reply:{client}:{rest}"
+
+    def reply_client(self, stream: str) -> str | None:
+        """The client a reply stream of this installation belongs to; None when `stream` is not
+        one (another prefix, no `<client>:<rest>`, a character outside their charsets)."""
+        return _reply_client(self.prefix, stream)
 
     @property
     def dead_letter(self) -> str:

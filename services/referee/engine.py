@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import hmac
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -32,14 +30,17 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import BusNotice
 from contracts.envelope import CommandEnvelope, EventEnvelope, event_id
-from contracts.outcome import ACCEPTED, REJECTED, CommandOutcome, Reply
-from contracts.registry import command_type, type_name
+from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, Reply, digest
+from contracts.registry import type_name
+from contracts.upcast import outcome as upcast_outcome
 from games import match as m
 from games.base import Rejected
 from services import tokens
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult, EventStore
-from services.eventstore.keys import Keys, shard_of, valid_game_id
+from services.eventstore.keys import Keys, shard_of
 from services.follower import rebuild
+from services.referee import entries
+from services.referee.entries import Dead, Item, cut
 from services.referee.sink import Sink
 
 log = structlog.get_logger("referee")
@@ -52,14 +53,11 @@ _token_hash = functools.lru_cache(maxsize=1 << 14)(tokens.token_hash)
 CHUNK = 64
 
 
-class Item(msgspec.Struct, kw_only=True):
-    stream: str
-    entry_id: bytes
-    env: CommandEnvelope
-    digest: str = ""  # SHA-256 of the message as received
-    payload: msgspec.Struct | None = None
-    # Refused before it reaches the aggregate (unknown type, payload not matching its schema).
-    early: Rejected | None = None
+# Called once per intake entry the referee is done with: (stream, entry id, "accepted" |
+# "rejected" | "dead", the rule or the reason). Metrics and tests count outcomes with it.
+Observer = Callable[[str, bytes, str, str], None]
+# Refusals whose reply would go where the sender may not write: none is sent.
+_UNANSWERED = frozenset({"GAME-REPLY-TO"})
 
 
 class Planned(msgspec.Struct, kw_only=True):
@@ -77,20 +75,6 @@ class _EncodedReply(msgspec.Struct, frozen=True, kw_only=True):
     token: str | None = None
 
 
-def _without_token(data: bytes) -> bytes:
-    """Dead letters keep what was sent, except a seat token: operators read them, players must not
-    be able to replay a token from them."""
-    try:
-        doc = msgspec.json.decode(data)
-    except msgspec.DecodeError:
-        # Not JSON: still blank anything shaped like a token field.
-        return re.sub(rb'("token"\s*:\s*")[^"]*(")', rb"\1<redacted>\2", data)
-    if isinstance(doc, dict) and "token" in doc:
-        doc["token"] = "<redacted>" if doc["token"] else doc["token"]
-        return msgspec.json.encode(doc)
-    return data
-
-
 def rejection_envelope(o: CommandOutcome) -> EventEnvelope:
     """The public CommandRejected of a refused command, from its outcome alone (so an imported
     history rebuilds the same public stream)."""
@@ -104,7 +88,7 @@ def rejection_envelope(o: CommandOutcome) -> EventEnvelope:
         authenticated=o.authenticated,
         expected_version=o.expected_version,
         correlation_id=o.correlation_id,
-        payload=o.payload,
+        payload_digest=o.payload_digest or digest(bytes(o.payload)),
     )
     return EventEnvelope(
         type=type_name(rejection),
@@ -134,6 +118,7 @@ class Referee:
         chunk: int = CHUNK,
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], str] = tokens.new_seed,
+        observe: Observer | None = None,
     ) -> None:
         self.store = store
         # One sink per batch: batches of different shards run concurrently in one process.
@@ -151,6 +136,7 @@ class Referee:
         self.chunk = chunk
         self.clock = clock
         self.new_seed = new_seed
+        self.observe = observe
         self.stats = {"accepted": 0, "rejected": 0, "dead": 0, "conflicts": 0, "duplicates": 0}
 
     # ---- intake ----------------------------------------------------------------------------
@@ -167,84 +153,43 @@ class Referee:
         sink = self.new_sink()
         by_game: dict[str, list[Item]] = {}
         acks: dict[str, list[bytes]] = {}
-        for stream, entries in batches:
+        oversized: dict[str, list[bytes]] = {}
+        for stream, batch in batches:
             done = acks.setdefault(stream, [])
-            for entry_id, fields in entries:
-                item = self._parse(stream, entry_id, fields, sink)
-                if item is None:
-                    done.append(entry_id)
-                else:
-                    by_game.setdefault(item.env.game_id, []).append(item)
+            for entry_id, fields in batch:
+                got = entries.read(self.keys, stream, entry_id, fields)
+                if isinstance(got, Item):
+                    by_game.setdefault(got.env.game_id, []).append(got)
+                    continue
+                self._dead(stream, entry_id, fields, got, sink)
+                done.append(entry_id)
+                if got.oversized:
+                    oversized.setdefault(stream, []).append(entry_id)
         for item in await self._judge(by_game, now_ms, sink):
             acks[item.stream].append(item.entry_id)
         for stream, ids in acks.items():
             sink.ack(stream, self.group, ids)
+        for stream, ids in oversized.items():
+            # Over a documented limit: the bounded dead letter is all that is kept of it.
+            sink.delete(stream, ids)
         await sink.flush()
 
     async def dead_letter(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], reason: str) -> None:
         """Move one intake entry to the dead-letter stream and ack it (the reclaimer's last resort)."""
         sink = self.new_sink()
-        self._dead(stream, entry_id, fields, reason, sink)
+        self._dead(stream, entry_id, fields, Dead(reason=reason), sink)
         sink.ack(stream, self.group, [entry_id])
         await sink.flush()
 
-    def _parse(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], sink: Sink) -> Item | None:
-        data = fields.get(b"data")
-        try:
-            if data is None:
-                raise ValueError("no 'data' field")
-            env = codec.decode_command(data)
-        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-            self._dead(stream, entry_id, fields, f"malformed envelope: {exc}", sink)
-            return None
-        if not valid_game_id(env.game_id):
-            self._dead(stream, entry_id, fields, f"invalid game id {env.game_id[:120]!r}", sink, env)
-            return None
-        if env.reply_to is not None and (
-            not env.reply_to.startswith(self.keys.reply_prefix()) or "{" in env.reply_to or len(env.reply_to) > 200
-        ):
-            self._dead(
-                stream, entry_id, fields, f"reply_to must be a stream under {self.keys.reply_prefix()}", sink, env
-            )
-            return None
-        digest = hashlib.sha256(data).hexdigest()
-        cls = command_type(env.type)
-        if cls is None:
-            self._dead(stream, entry_id, fields, f"unknown command type {env.type!r}", sink, env)
-            early = m.rejected("GAME-UNKNOWN-TYPE", env.type)
-            return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, early=early)
-        try:
-            payload = msgspec.json.decode(env.payload, type=cls)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            early = m.rejected("GAME-MALFORMED", str(exc))
-            return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, early=early)
-        return Item(stream=stream, entry_id=entry_id, env=env, digest=digest, payload=payload)
-
-    def _dead(
-        self,
-        stream: str,
-        entry_id: bytes,
-        fields: dict[bytes, bytes],
-        reason: str,
-        sink: Sink,
-        env: CommandEnvelope | None = None,
-    ) -> None:
+    def _dead(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], dead: Dead, sink: Sink) -> None:
+        """Never raises: the record is bounded and built without parsing the entry again."""
         self.stats["dead"] += 1
-        # What the envelope said, when it could be read (its game id may be the problem).
-        said = (
-            {}
-            if env is None
-            else {
-                "game_id": env.game_id[:120],
-                "command_id": env.command_id[:120],
-                "correlation_id": (env.correlation_id or env.command_id)[:120],
-            }
+        log.warning(
+            "dead_letter", stream=stream, entry_id=entry_id.decode(errors="replace"), reason=dead.reason, **dead.said
         )
-        log.warning("dead_letter", stream=stream, entry_id=entry_id.decode(), reason=reason, **said)
-        record: dict[str, bytes | str] = {"reason": reason, "stream": stream, "entry_id": entry_id}
-        for k, v in fields.items():
-            record[f"field:{k.decode(errors='replace')}"] = _without_token(v)
-        sink.add(self.keys.dead_letter, record)
+        sink.add(self.keys.dead_letter, entries.dead_record(stream, entry_id, fields, dead.reason))
+        if self.observe is not None:
+            self.observe(stream, entry_id, "dead", dead.reason)
 
     # ---- judging -----------------------------------------------------------------------------
 
@@ -383,6 +328,7 @@ class Referee:
             token_hash=_token_hash(env.token) if env.token else None,
             expected_version=env.expected_version,
             admin=item.stream in self.timer_streams,
+            reply_client=item.reply_client,
             new_seed=new_seed,
             new_token_hash=new_token_hash,
         )
@@ -413,25 +359,30 @@ class Referee:
             "expected_version": env.expected_version,
             "received_at_ms": now_ms,
             "judged_at_version": judged,
-            "payload": env.payload,
+            "reply_client": item.reply_client,
         }
         if isinstance(verdict, Rejected):
+            # A refusal keeps a bounded digest of what was asked, never the payload itself: anyone
+            # may send refused commands, as many and as large as the intake lets through.
             outcome = CommandOutcome(
                 status=REJECTED,
                 to_version=judged,
                 rule=verdict.rule,
                 text=verdict.text,
-                detail=verdict.detail,
+                detail=cut(verdict.detail),
+                payload=NULL,
+                payload_digest=digest(bytes(env.payload)),
                 **base,  # type: ignore[arg-type]
             )
-            rejection_env = codec.encode(rejection_envelope(outcome))
             plan = Planned(item=item, outcome=outcome, public=[], token=None, encoded=codec.encode(outcome))
             return plan, AppendRequest(
                 game_id=agg.game_id,
                 expected_version=judged,
                 command_id=env.command_id,
                 outcome=plan.encoded,
-                public_rejection=rejection_env,
+                # Only a refusal of a known sender (a seat's token, the referee's own services)
+                # reaches the game's public stream; the audit keeps every one.
+                public_rejection=codec.encode(rejection_envelope(outcome)) if authed or admin else None,
                 # An unauthenticated refusal is not remembered under its id: anyone can send one,
                 # and it must not pre-empt the real sender's command of the same id.
                 remember=authed,
@@ -456,7 +407,7 @@ class Referee:
                         self._envelope(agg.game_id, version, shown, env, now_ms, msgspec.Raw(codec.encode(shown)))
                     )
                 )
-        outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, **base)  # type: ignore[arg-type]
+        outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, payload=env.payload, **base)  # type: ignore[arg-type]
         plan = Planned(item=item, outcome=outcome, public=public, token=token, encoded=codec.encode(outcome))
         return plan, AppendRequest(
             game_id=agg.game_id,
@@ -509,13 +460,24 @@ class Referee:
                 events=[msgspec.Raw(p) for p in plan.public if p is not None],
             )
             out.append((self.keys.bus(shard_of(o.game_id, self.shards)), codec.encode(notice)))
-        if plan.item.env.reply_to:
+        reply_to = self._answer_to(plan.item, o)
+        if reply_to:
             reply = _EncodedReply(outcome=msgspec.Raw(plan.encoded), token=plan.token)
-            out.append((plan.item.env.reply_to, codec.encode(reply)))
+            out.append((reply_to, codec.encode(reply)))
         return out
 
+    @staticmethod
+    def _answer_to(item: Item, o: CommandOutcome) -> str | None:
+        """Where the outcome is replied: the command's reply_to, unless the refusal is that the
+        sender may not name it."""
+        return None if o.rule in _UNANSWERED else item.env.reply_to
+
     def _count(self, plan: Planned) -> None:
-        o = plan.outcome
+        self._counted(plan.item, plan.outcome)
+
+    def _counted(self, item: Item, o: CommandOutcome) -> None:
+        if self.observe is not None:
+            self.observe(item.stream, item.entry_id, o.status, o.rule or "")
         if o.status == ACCEPTED:
             self.stats["accepted"] += 1
             # Debug only: at the default level this is a no-op, a JSON line per command is not.
@@ -548,21 +510,22 @@ class Referee:
         for stream, data in self._effects(plan):
             sink.add(stream, {"data": data})
 
-    def _reply(self, env: CommandEnvelope, reply: Reply, sink: Sink) -> None:
-        if env.reply_to:
-            sink.add(env.reply_to, {"data": codec.encode(reply)})
-
     def _reply_prior(self, plan: Planned, prior: bytes | None, sink: Sink) -> None:
-        """A redelivered command gets the answer it got the first time. The seat token only goes
-        back to the very same message (same bytes, so the same private reply stream): command ids
-        are public, and a stranger reusing a JoinSeat's id must not receive that seat's token."""
+        """A command whose id was judged before. A redelivery (the very same bytes) gets the answer
+        it got the first time; any other message under that id is refused (GAME-DUPLICATE-ID),
+        naming that first outcome, and is not played. The seat token only goes back to the very
+        same message (so to the same private reply stream): command ids are public, and a
+        stranger reusing a JoinSeat's id must not receive that seat's token."""
         if prior is None:
             return
-        outcome = msgspec.json.decode(prior, type=CommandOutcome)
-        payload = plan.item.payload
+        outcome = upcast_outcome(msgspec.json.decode(prior, type=CommandOutcome))
+        item = plan.item
+        if not hmac.compare_digest(outcome.envelope_sha256, plan.outcome.envelope_sha256):
+            self._refuse_reused_id(plan, outcome, sink)
+            return
+        payload = item.payload
         token = None
-        same = hmac.compare_digest(outcome.envelope_sha256, plan.outcome.envelope_sha256)
-        if same and outcome.status == ACCEPTED and isinstance(payload, lc.JoinSeat):
+        if outcome.status == ACCEPTED and isinstance(payload, lc.JoinSeat):
             token = tokens.seat_token(self.secret, outcome.game_id, payload.seat, outcome.command_id)
         if outcome.status == ACCEPTED:
             # The first delivery may have been appended but never announced (a crash between the
@@ -574,4 +537,39 @@ class Referee:
                 events=[],
             )
             sink.add(self.keys.bus(shard_of(outcome.game_id, self.shards)), {"data": codec.encode(notice)})
-        self._reply(plan.item.env, Reply(outcome=outcome, token=token), sink)
+        if self.observe is not None:
+            self.observe(item.stream, item.entry_id, outcome.status, outcome.rule or "")
+        # Neither the first answer nor this one may go where the sender may not write.
+        reply_to = self._answer_to(item, outcome) and self._answer_to(item, plan.outcome)
+        if reply_to:
+            sink.add(reply_to, {"data": codec.encode(Reply(outcome=outcome, token=token))})
+
+    def _refuse_reused_id(self, plan: Planned, first: CommandOutcome, sink: Sink) -> None:
+        """Only answered (the game's records keep the first command under its id)."""
+        o = plan.outcome
+        step = (
+            f"{first.judged_at_version} to {first.to_version}"
+            if first.status == ACCEPTED
+            else str(first.judged_at_version)
+        )
+        verdict = m.rejected(
+            "GAME-DUPLICATE-ID",
+            cut(
+                f"command id {o.command_id!r} was judged before: {first.status}"
+                f"{f' ({first.rule})' if first.rule else ''} at version {step}; send a new command_id"
+            ),
+        )
+        refusal = msgspec.structs.replace(
+            o,
+            status=REJECTED,
+            to_version=o.judged_at_version,
+            rule=verdict.rule,
+            text=verdict.text,
+            detail=verdict.detail,
+            payload=NULL,
+            payload_digest=o.payload_digest or digest(bytes(plan.item.env.payload)),
+        )
+        self._counted(plan.item, refusal)
+        reply_to = self._answer_to(plan.item, o)
+        if reply_to:
+            sink.add(reply_to, {"data": codec.encode(Reply(outcome=refusal))})

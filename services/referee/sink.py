@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, cast
 
 import redis.asyncio as aredis
 
@@ -11,6 +11,10 @@ class Sink(Protocol):
     def add(self, stream: str, fields: dict[str, bytes | str], entry_id: str = "*") -> None: ...
 
     def ack(self, stream: str, group: str, ids: list[bytes]) -> None: ...
+
+    def delete(self, stream: str, ids: list[bytes]) -> None:
+        """XDEL: entries over the intake limits are kept nowhere once dead-lettered."""
+        ...
 
     async def flush(self) -> None: ...
 
@@ -27,6 +31,10 @@ class RedisSink:
         if ids:
             self._ops.append(("xack", (stream, group, ids)))
 
+    def delete(self, stream: str, ids: list[bytes]) -> None:
+        if ids:
+            self._ops.append(("xdel", (stream, ids)))
+
     async def flush(self) -> None:
         if not self._ops:
             return
@@ -36,9 +44,12 @@ class RedisSink:
             if op == "xadd":
                 stream, fields, entry_id = args
                 pipe.xadd(stream, fields, id=entry_id)  # type: ignore[arg-type]
+            elif op == "xack":
+                stream, group, acked = args
+                pipe.xack(stream, group, *cast(list[bytes], acked))  # type: ignore[arg-type]
             else:
-                stream, group, ids = args
-                pipe.xack(stream, group, *ids)  # type: ignore[arg-type]
+                stream, doomed = args
+                pipe.xdel(stream, *cast(list[bytes], doomed))  # type: ignore[arg-type]
         # A failed XADD (e.g. a reply stream of the wrong type) must not undo the others.
         await pipe.execute(raise_on_error=False)
 
@@ -49,12 +60,16 @@ class MemorySink:
     def __init__(self) -> None:
         self.streams: dict[str, list[dict[str, bytes | str]]] = {}
         self.acked: list[bytes] = []
+        self.deleted: list[bytes] = []
 
     def add(self, stream: str, fields: dict[str, bytes | str], entry_id: str = "*") -> None:
         self.streams.setdefault(stream, []).append(fields)
 
     def ack(self, stream: str, group: str, ids: list[bytes]) -> None:
         self.acked += ids
+
+    def delete(self, stream: str, ids: list[bytes]) -> None:
+        self.deleted += ids
 
     async def flush(self) -> None:
         return None

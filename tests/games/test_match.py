@@ -151,3 +151,33 @@ def test_every_lifecycle_rule_is_documented() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "rules" / "lifecycle.md").read_text()
     for rule, text in m.LIFECYCLE_RULES.items():
         assert f"| {rule} | {text} |" in doc, rule
+
+
+def test_a_join_records_its_reply_client_privately() -> None:
+    agg = given(*created())
+    req = m.Request(payload=lc.JoinSeat(seat=0, name="a"), new_token_hash="h0", reply_client="alice")
+    out = m.decide(agg, req, apply=True)
+    assert not isinstance(out, Rejected)
+    [joined] = out
+    assert isinstance(joined, lc.SeatJoined) and joined.reply_client == "alice"
+    assert agg.seats[0] is not None and agg.seats[0].reply_client == "alice"
+    shown = m.public_event(agg, joined)
+    assert isinstance(shown, lc.SeatJoined) and shown.reply_client is None and shown.token_hash is None
+
+
+def test_reply_to_another_client() -> None:
+    joins = [lc.SeatJoined(seat=i, name=f"p{i}", kind="bot", token_hash=f"h{i}", reply_client="alice") for i in (0, 1)]
+    agg = given(*created(), *joins)
+    refused(agg, m.Request(payload=lc.StartGame(), seat=0, token_hash="h0", reply_client="mallory"), "GAME-REPLY-TO")
+    # Its own client, or no reply stream at all, is fine; without the token the sender is unknown.
+    for client in ("alice", None):
+        assert not isinstance(
+            m.decide(agg, m.Request(payload=lc.StartGame(), seat=0, token_hash="h0", reply_client=client)), Rejected
+        )
+    refused(agg, m.Request(payload=lc.StartGame(), seat=0, token_hash="x", reply_client="mallory"), "GAME-AUTH")
+
+
+def test_a_seat_joined_without_a_reply_client_is_not_checked() -> None:
+    agg = given(*seated())  # joined before the rule, or without a reply_to
+    out = m.decide(agg, m.Request(payload=lc.StartGame(), seat=0, token_hash="h0", reply_client="anyone"))
+    assert not isinstance(out, Rejected)

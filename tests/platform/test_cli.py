@@ -91,6 +91,11 @@ def test_new_send_watch_and_rebuild_a_game_from_the_command_line(
         cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0", "--token", tokens[0], "--json")
     )
     assert started["outcome"]["status"] == "accepted" and started["token"] is None
+    # A seat's refusal is public; the forged one above (anyone can send it) is not.
+    again = json.loads(
+        cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0", "--token", tokens[0], "--json")
+    )
+    assert again["outcome"]["rule"] == "GAME-NOT-OPEN"
 
     watched = cli(env, "watch", "cli-game", "--no-follow")
     lines = watched.splitlines()
@@ -98,8 +103,9 @@ def test_new_send_watch_and_rebuild_a_game_from_the_command_line(
         "lifecycle.GameCreated",
         "lifecycle.SeatJoined",
         "lifecycle.SeatJoined",
-        "lifecycle.CommandRejected",
+        "lifecycle.GameStarted",
     ]
+    assert [ln.split()[1] for ln in lines].count("lifecycle.CommandRejected") == 1
     assert "sentient.DeckShuffled" in watched
     # Whole envelopes for machines: what is hidden is visibly absent, not cut off.
     events = [json.loads(ln) for ln in cli(env, "watch", "cli-game", "--no-follow", "--json").splitlines()]

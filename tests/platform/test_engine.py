@@ -11,7 +11,7 @@ import pytest
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.outcome import Reply
+from contracts.outcome import CommandOutcome, Reply
 from contracts.sentient import Pass
 from games import match as m
 from games.bots import RandomBot
@@ -27,7 +27,7 @@ from tests.platform.helpers import entry, envelope
 
 KEYS = Keys("t")
 INTAKE = KEYS.intake(0)
-REPLIES = KEYS.reply_prefix() + "tests"
+REPLIES = KEYS.reply("tests", "r")
 
 
 def _recorder() -> Callable[[], MemorySink]:
@@ -147,7 +147,7 @@ async def test_garbage_bytes_go_to_the_dead_letter_stream_and_are_acked(referee:
     assert set(sink.acked) >= {garbage[0], no_data[0]}
 
 
-async def test_an_unknown_command_type_is_dead_lettered_and_rejected(referee: Referee) -> None:
+async def test_an_unknown_command_type_is_refused_once_and_not_dead_lettered(referee: Referee) -> None:
     await send(referee, "g", lc.CreateGame(game_type="sentient", num_players=2))
     env = envelope("g", lc.StartGame(), reply_to=REPLIES)
     env = msgspec.structs.replace(env, type="sentient.Teleport")
@@ -155,7 +155,9 @@ async def test_an_unknown_command_type_is_dead_lettered_and_rejected(referee: Re
     assert replies(referee)[-1].outcome.rule == "GAME-UNKNOWN-TYPE"
     sink = referee.new_sink()
     assert isinstance(sink, MemorySink)
-    assert "unknown command type" in str(sink.streams[KEYS.dead_letter][-1]["reason"])
+    assert KEYS.dead_letter not in sink.streams
+    audit = [msgspec.json.decode(o, type=CommandOutcome) for o in await referee.store.audit("g")]
+    assert [o.rule for o in audit if o.command_id == env.command_id] == ["GAME-UNKNOWN-TYPE"]
 
 
 async def test_a_payload_not_matching_its_schema_is_rejected_as_malformed(referee: Referee) -> None:
@@ -236,11 +238,11 @@ async def test_reusing_a_public_join_command_id_does_not_hand_out_that_seats_tok
         "g",
         lc.JoinSeat(seat=1, name="thief"),
         command_id=real.outcome.command_id,
-        reply_to=KEYS.reply_prefix() + "thief",
+        reply_to=KEYS.reply("thief", "r"),
     )
     await referee.handle(INTAKE, [entry(thief)])
-    [answer] = replies(referee, KEYS.reply_prefix() + "thief")
-    assert answer.outcome.status == "accepted" and answer.token is None
+    [answer] = replies(referee, KEYS.reply("thief", "r"))
+    assert (answer.outcome.status, answer.outcome.rule, answer.token) == ("rejected", "GAME-DUPLICATE-ID", None)
 
 
 async def test_a_strangers_refused_command_does_not_pre_empt_the_real_one_with_the_same_id(
@@ -327,7 +329,8 @@ async def test_an_imported_history_rebuilds_the_same_public_stream_refusals_incl
     await h.import_history(target, h.rebase(original, "copy"))
     copied = [p.replace(b'"copy', b'"g') for p in await target.read_public("copy")]
     assert copied == await store.read_public("g")
-    assert sum(b"CommandRejected" in p for p in copied) == 2
+    # Only the authenticated refusal is public (anyone can provoke the other).
+    assert sum(b"CommandRejected" in p for p in copied) == 1
     assert set(target.outcomes["copy"]) == set(store.outcomes["g"])  # the unauthenticated one is not
 
 

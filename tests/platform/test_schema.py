@@ -38,7 +38,7 @@ from tests.platform.helpers import entry, envelope
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = Keys("schema")
 INTAKE = KEYS.intake(0)
-REPLIES = KEYS.reply_prefix() + "schema"
+REPLIES = KEYS.reply("schema", "r")
 SECRET = b"schema-secret"
 
 # Registered types no played game can produce, each with the reason. Keep it short.
