@@ -19,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 import redis.asyncio as aredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
 from contracts import codec
@@ -33,7 +34,7 @@ from services.client import Client
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import rebuild
-from services.redis_conn import connect
+from services.redis_conn import AnyRedis, connect, is_cluster
 
 GROUP = "referee"  # services.referee.app.GROUP (not imported: that pulls in FastStream)
 
@@ -83,10 +84,20 @@ def sched_ns(pid: int) -> tuple[int, int] | None:
     return run, wait
 
 
-async def command_stats(r: aredis.Redis) -> dict[str, tuple[int, int]]:
-    """{command: (calls, µs)} so far, from INFO commandstats (the whole server's, all clients)."""
-    info = await r.info("commandstats")
-    return {k.removeprefix("cmdstat_"): (int(v["calls"]), int(v["usec"])) for k, v in info.items()}
+async def command_stats(r: AnyRedis) -> dict[str, tuple[int, int]]:
+    """{command: (calls, µs)} so far, from INFO commandstats (the whole server's, all clients; on a
+    cluster, summed over the primaries)."""
+    if is_cluster(r):
+        per_node = await r.info("commandstats", target_nodes=RedisCluster.PRIMARIES)  # type: ignore[union-attr]
+        infos = list(per_node.values())
+    else:
+        infos = [await r.info("commandstats")]
+    out: dict[str, tuple[int, int]] = {}
+    for info in infos:
+        for k, v in info.items():
+            calls, usec = out.get(k.removeprefix("cmdstat_"), (0, 0))
+            out[k.removeprefix("cmdstat_")] = (calls + int(v["calls"]), usec + int(v["usec"]))
+    return out
 
 
 def machine_busy_seconds() -> tuple[float, float]:

@@ -622,20 +622,6 @@ async def test_sdk_bots_play_a_whole_game_as_the_gateway_user(tmp_path: Path) ->
                 await svc.stop()
 
 
-async def test_a_referee_user_without_info_falls_back_to_publishing_after_the_append(tmp_path: Path) -> None:
-    from services.redis_conn import connect
-    from services.referee.app import standalone
-
-    with real_redis(tmp_path) as port:
-        admin = redis_client(port)
-        admin.acl_setuser("noinfo", enabled=True, passwords=["+pw"], keys=["ds:*"], commands=["+@all", "-@dangerous"])
-        admin.close()
-        for user, password, expected in (("referee", "CHANGE-ME-referee", True), ("noinfo", "pw", False)):
-            client = connect(f"redis://{user}:{password}@127.0.0.1:{port}/0")
-            assert await standalone(client) is expected
-            await client.aclose()
-
-
 def redis_client(port: int) -> Any:
     import redis
 

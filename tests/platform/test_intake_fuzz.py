@@ -32,8 +32,8 @@ from games.prosperity import rule_ids as pro
 from games.sentient import rule_ids as sen
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
-from services.redis_conn import connect
-from services.referee.app import GROUP, standalone
+from services.redis_conn import connect, is_cluster
+from services.referee.app import GROUP
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
 from tests.platform.helpers import envelope
@@ -224,7 +224,7 @@ async def _redis_round(url: str, prefix: str, batch: list[dict[bytes, bytes]], s
             shards=1,
             secret=b"s",
             group=GROUP,
-            inline_effects=await standalone(client),
+            inline_effects=not is_cluster(client),
             observe=lambda s, e, status, why: seen.append((e, status, why)),
         )
         if not state:
