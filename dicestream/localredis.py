@@ -185,6 +185,13 @@ class LocalCluster:
             return all(c.execute_command("CLUSTER INFO")["cluster_state"] == "ok" for c in clients)
 
         _wait(healthy, "cluster_state:ok", timeout_s=30)
+
+        def replicas_synced() -> bool:
+            # A replica that never synced refuses to fail over ("disconnected from master for
+            # longer than allowed"): a cluster is only ready once every replica has its master.
+            return all(c.info("replication")["master_link_status"] == "up" for c in clients[self.masters :])
+
+        _wait(replicas_synced, "replicas in sync", timeout_s=30)
         for c in clients:
             c.close()
         return self

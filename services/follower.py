@@ -45,16 +45,26 @@ def rebuild(
 
 class LogFollower:
     """Aggregates of recently moved games, caught up from their logs on demand: a game's first
-    catch-up reads its whole log, later ones only what was appended since."""
+    catch-up reads its whole log, later ones only what was appended since, plus the last entry
+    already folded, to check it is still there as it was. It is not after a failover that lost
+    acknowledged writes (Redis replicates asynchronously) and a new history was written over the
+    same versions: then the game is folded again from its log."""
 
     def __init__(self, store: EventStore, cache_games: int = 20000) -> None:
         self.store = store
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
+        self._last: dict[str, int] = {}  # hash of the last folded entry, per cached game
 
     async def catch_up(self, game_ids: Iterable[str]) -> list[m.Match]:
         ids = list(dict.fromkeys(game_ids))
-        logs = await self.store.read_many({g: self.cache[g].version if g in self.cache else 0 for g in ids})
+        logs = await self.store.read_many({g: self.cache[g].version - 1 if g in self.cache else 0 for g in ids})
+        diverged = [g for g in ids if g in self.cache and not self._continues(g, logs[g])]
+        if diverged:
+            log.warning("log_rewritten_refolding", game_ids=diverged[:20], games=len(diverged))
+            for g in diverged:
+                self.forget(g)
+            logs.update(await self.store.read_many(dict.fromkeys(diverged, 0)))
         out = []
         for g in ids:
             try:
@@ -62,11 +72,25 @@ class LogFollower:
             except Exception:
                 # An unreadable log is the referee's problem to report; skip it, keep the rest.
                 log.exception("log_unreadable", game_id=g)
-                self.cache.pop(g, None)
+                self.forget(g)
                 continue
             self.cache[g] = agg
             self.cache.move_to_end(g)
+            if logs[g]:
+                self._last[g] = hash(logs[g][-1][1])
             out.append(agg)
         while len(self.cache) > self.cache_games:
-            self.cache.popitem(last=False)
+            self._last.pop(self.cache.popitem(last=False)[0], None)
         return out
+
+    def _continues(self, game_id: str, entries: list[tuple[int, bytes]]) -> bool:
+        version = self.cache[game_id].version
+        return bool(entries) and entries[0][0] == version and hash(entries[0][1]) == self._last.get(game_id)
+
+    def clear(self) -> None:
+        self.cache.clear()
+        self._last.clear()
+
+    def forget(self, game_id: str) -> None:
+        self.cache.pop(game_id, None)
+        self._last.pop(game_id, None)

@@ -24,7 +24,7 @@ from services.redis_conn import AnyRedis, connect, detect_cluster
 from services.redis_server import EmbeddedRedis, resolve_url
 
 
-def _free_block(size: int) -> int:
+def free_ports(size: int) -> int:
     """A first port of `size` consecutive free ports whose cluster bus ports (+10000) are free too."""
     for _ in range(200):
         base = random.randrange(20000, 29000)
@@ -52,7 +52,7 @@ def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if configured:
         yield configured
         return
-    cluster = LocalCluster(_free_block(6), Path(tmp_path_factory.mktemp("cluster"))).start()
+    cluster = LocalCluster(free_ports(6), Path(tmp_path_factory.mktemp("cluster"))).start()
     try:
         yield cluster.url
     finally:

@@ -316,7 +316,7 @@ class BotRunnerService(Service):
             batch=500,
             reclaim_idle_ms=settings.reclaim_idle_ms,
             max_deliveries=settings.max_deliveries,
-            group_start="$",
+            group_start="0",
         )
         self.leases.listen(self.notices)
         self.leases.listen(self.runner)

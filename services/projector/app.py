@@ -84,7 +84,7 @@ class Projector:
         """Rebuild every game's read models from its log (position: the bus as it is now), then
         drop the models of games that have no log. Models are overwritten in place, so readers
         never see an empty game list meanwhile. `progress` is told the games rebuilt so far."""
-        self.follower.cache.clear()
+        self.follower.clear()
         positions = {}
         for shard in range(self.shards):
             last = await self.client.xrevrange(self.keys.bus(shard), count=1)
@@ -127,7 +127,7 @@ class Projector:
         for agg in aggs:
             self._write(pipe, shard_of(agg.game_id, self.shards), agg)
         await pipe.execute()
-        self.follower.cache.clear()
+        self.follower.clear()
         return [agg.game_id for agg in aggs]
 
     async def games(self) -> list[dict[str, object]]:

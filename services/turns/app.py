@@ -85,7 +85,9 @@ class TurnService(Service):
             settings.lease_ttl_ms,
             static=settings.own_shards,
         )
-        # A new turn service group starts from now: requests for moves made before are not re-sent.
+        # A new group reads the bus from its start: a notice written before the first turn service ran
+        # (its group did not exist yet) is still turned into requests; later ones only re-send what
+        # bots answer at most once (they answer a version once).
         self.reader = ShardReader(
             self.client,
             role=GROUP,
@@ -96,7 +98,6 @@ class TurnService(Service):
             batch=500,
             reclaim_idle_ms=settings.reclaim_idle_ms,
             max_deliveries=settings.max_deliveries,
-            group_start="$",
         )
         self.leases.listen(self.reader)
 

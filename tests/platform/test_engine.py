@@ -20,7 +20,7 @@ from services import history as h
 from services.eventstore.base import AppendRequest, AppendResult
 from services.eventstore.keys import Keys
 from services.eventstore.memory_store import MemoryEventStore
-from services.follower import rebuild
+from services.follower import LogFollower, rebuild
 from services.referee.engine import Referee
 from services.referee.sink import MemorySink
 from tests.platform.helpers import entry, envelope
@@ -393,3 +393,22 @@ async def test_when_one_chunk_fails_every_game_of_the_batch_leaves_the_cache() -
     # copy; reloading gives each its true log.
     assert not set(games) & set(ref.cache)
     assert [(await log_of(ref, g)).version for g in games] == [2, 1, 2]
+
+
+async def test_a_follower_refolds_a_game_whose_log_was_rewritten_under_it() -> None:
+    """After a failover that lost acknowledged writes, new events take the lost versions: a read
+    side caught up past them must notice and fold the game again, not skip the new events."""
+    store = MemoryEventStore()
+    keys = Keys("follow")
+    ref = Referee(store, MemorySink, keys, shards=1, secret=b"s", new_seed=lambda: "seed")
+    await ref.handle("in", [entry(envelope("g", lc.CreateGame(game_type="sentient", num_players=2)))])
+    await ref.handle("in", [entry(envelope("g", lc.JoinSeat(seat=0, name="lost")))])
+    follower = LogFollower(store)
+    [seen] = await follower.catch_up(["g"])
+    assert seen.version == 2 and seen.seats[0] is not None and seen.seats[0].name == "lost"
+    store.logs["g"] = store.logs["g"][:1]  # the join was lost in a failover...
+    ref.cache.clear()
+    await ref.handle("in", [entry(envelope("g", lc.JoinSeat(seat=1, name="new")))])  # ...and v2 rewritten
+    [again] = await follower.catch_up(["g"])
+    assert again.version == 2 and again.seats[0] is None
+    assert again.seats[1] is not None and again.seats[1].name == "new"
