@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import time
 from collections import OrderedDict
 from typing import Any
 
@@ -50,6 +51,11 @@ from services.supervise import Loop
 log = structlog.get_logger("botrunner")
 GROUP = "botrunner"
 POLL_S = 2.0
+# An answer the game has not moved past after RESEND_S (its intake entry was lost in a failover that
+# dropped acknowledged writes) is sent again, at most RESENDS times: as a duplicate when it had
+# landed after all.
+RESEND_S = 5.0
+RESENDS = 3
 _seat_message = msgspec.json.Decoder(SeatMessage)
 _notice = msgspec.json.Decoder(TurnNotice)
 
@@ -70,6 +76,9 @@ class Playing(msgspec.Struct, kw_only=True):
     hosted: HostedSeat
     bot: Any
     moves: int = 0
+    sent: bytes | None = None  # the last answer as sent, to send again byte for byte
+    sent_at: float = msgspec.field(default_factory=time.monotonic)
+    resends: int = 0
 
 
 def seat_field(game_id: str, seat: int) -> str:
@@ -94,6 +103,7 @@ class BotRunner:
         self.loaded: set[int] = set()
         self._not_hosted: OrderedDict[tuple[str, int], None] = OrderedDict()
         self._wake = asyncio.Event()
+        self.resend_s = RESEND_S
 
     @property
     def lobby(self) -> str:
@@ -239,7 +249,9 @@ class BotRunner:
             pipe.xrevrange(self.keys.seat(game_id, seat), count=1)
         latest = await pipe.execute()
         sends: list[tuple[Playing, CommandEnvelope]] = []
+        stalled: list[tuple[Playing, TurnRequest]] = []
         done: list[Playing] = []
+        now = time.monotonic()
         for key, entries in zip(keys, latest, strict=True):
             playing = self.seats.get(key)
             if playing is None or not entries:
@@ -254,6 +266,10 @@ class BotRunner:
                 done.append(playing)
             elif message.version > playing.hosted.answered:
                 sends.append((playing, self._answer(playing, message)))
+            elif now - playing.sent_at >= self.resend_s and playing.resends < RESENDS:
+                stalled.append((playing, message))
+        if stalled:
+            await self._resend(stalled, now)
         if sends:
             pipe = self.redis.pipeline(transaction=False)
             for _, env in sends:
@@ -264,6 +280,7 @@ class BotRunner:
                 assert env.expected_version is not None
                 playing.hosted.answered = env.expected_version
                 playing.moves += 1
+                playing.sent, playing.sent_at, playing.resends = codec.encode(env), now, 0
                 h = playing.hosted
                 record.hset(
                     self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat), codec.encode(h)
@@ -277,6 +294,30 @@ class BotRunner:
                 pipe.hdel(self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat))
             await pipe.execute()
         return len(sends)
+
+    async def _resend(self, stalled: list[tuple[Playing, TurnRequest]], now: float) -> None:
+        """Send again the answers to requests whose game has not moved since (its public stream
+        ends at the request's version): the same bytes, or after a restart the same command id."""
+        pipe = self.redis.pipeline(transaction=False)
+        for _, req in stalled:
+            pipe.xrevrange(self.keys.public(req.game_id), count=1)
+        tails = await pipe.execute()
+        pipe = self.redis.pipeline(transaction=False)
+        again = 0
+        for (playing, req), tail in zip(stalled, tails, strict=True):
+            playing.sent_at = now
+            if not tail or int(tail[0][0].split(b"-")[0]) > req.version:
+                playing.resends = RESENDS  # the game moved on: nothing was lost
+                continue
+            playing.resends += 1
+            data = playing.sent if playing.sent is not None else codec.encode(self._answer(playing, req))
+            pipe.xadd(self.keys.intake(shard_of(req.game_id, self.shards)), {"data": data})
+            again += 1
+            log.warning(
+                "answer_resent", game_id=req.game_id, seat=req.seat, version=req.version, resends=playing.resends
+            )
+        if again:
+            await pipe.execute()
 
     def _answer(self, playing: Playing, req: TurnRequest) -> CommandEnvelope:
         choice = playing.bot.choose_action(req.view, req.legal_actions, req.seat)

@@ -24,7 +24,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import notice_game_id
 from contracts.envelope import CommandEnvelope
-from contracts.protocol import Action, GameOver, TurnNotice, TurnRequest
+from contracts.protocol import Action, GameOver, SeatMessage, TurnNotice, TurnRequest
 from contracts.registry import type_name
 from games import match as m
 from services.config import Settings
@@ -41,6 +41,11 @@ log = structlog.get_logger("turns")
 GROUP = "turns"
 # Notices are wake-ups, not records (the seat streams are): keep about this many per shard.
 NOTICES_KEPT = 10_000
+_seat_message = msgspec.json.Decoder(SeatMessage)
+# A running game that has not moved for REPAIR_S (up to IDLE_S: past that it waits on people) has
+# its requests checked against its log: see TurnService.repair.
+REPAIR_S = 5.0
+IDLE_S = 300.0
 
 
 def turn_requests(agg: m.Match, now_ms: int) -> list[tuple[int, TurnRequest | GameOver]]:
@@ -76,6 +81,8 @@ class TurnService(Service):
         self.keys = Keys(settings.prefix)
         self.store = RedisEventStore(self.client, self.keys)
         self.follower = LogFollower(self.store, settings.cache_games)
+        self._posted: dict[str, float] = {}  # when requests were last posted, per cached game
+        self.repair_s = REPAIR_S
         self.leases = Leases(
             self.client,
             self.keys,
@@ -121,6 +128,9 @@ class TurnService(Service):
                     member = f"{agg.game_id}|{seat}|{agg.version}"
                     pipe.zadd(self.keys.deadlines(shard), {member: message.deadline_ms})
         await pipe.execute()
+        posted = time.monotonic()
+        for agg in aggs:
+            self._posted[agg.game_id] = posted
         if notices:
             # Only once the requests are written (on a cluster they may sit on other nodes): a
             # notice must never announce a request its reader cannot find yet.
@@ -128,6 +138,47 @@ class TurnService(Service):
             for stream, data in notices:
                 pipe.xadd(stream, {"data": data}, maxlen=NOTICES_KEPT, approximate=True)
             await pipe.execute()
+
+    async def repair(self) -> int:
+        """Post again the requests of games of owned shards that have been idle a while, when the
+        log has moved without a notice reaching this service, or a to-act seat's stream lacks the
+        request of the game's version (both happen when a failover loses acknowledged writes).
+        Returns how many games were repaired."""
+        now = time.monotonic()
+        for gone in [g for g in self._posted if g not in self.follower.cache]:
+            del self._posted[gone]
+        idle = [
+            agg
+            for gid, agg in self.follower.cache.items()
+            if agg.status == m.RUNNING
+            and shard_of(gid, self.settings.shards) in self.reader.reading
+            and self.repair_s <= now - self._posted.get(gid, now) <= IDLE_S
+        ]
+        if not idle:
+            return 0
+        pipe = self.client.pipeline(transaction=False)
+        for agg in idle:
+            pipe.xrevrange(self.keys.log(agg.game_id), count=1)
+            for seat in m.to_act(agg):
+                pipe.xrevrange(self.keys.seat(agg.game_id, seat), count=1)
+        replies = iter(await pipe.execute())
+        broken = []
+        for agg in idle:
+            tail = _log_version(next(replies))
+            requested = [_request_version(next(replies)) for _ in m.to_act(agg)]
+            self._posted[agg.game_id] = now
+            if tail != agg.version or any(v != agg.version for v in requested):
+                broken.append(agg.game_id)
+        if broken:
+            log.warning("turn_requests_repaired", game_ids=broken[:20], games=len(broken))
+            await self.notify(broken)
+        return len(broken)
+
+    async def _repair_loop(self, loop: Loop) -> None:
+        while True:
+            loop.beat()
+            await self.repair()
+            await asyncio.sleep(self.repair_s)
 
     async def fire_due(self) -> int:
         """Send a ForceDefault for every passed deadline of the shards this service holds."""
@@ -172,6 +223,7 @@ class TurnService(Service):
         self.supervisor.spawn("leases", self.leases.run)
         self.supervisor.spawn("bus", self.reader.run)
         self.supervisor.spawn("timer", self._timer_loop)
+        self.supervisor.spawn("repair", self._repair_loop)
         self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
         log.info("turns_started", shards=self.settings.shards, holder=self.leases.holder)
 
@@ -181,3 +233,16 @@ class TurnService(Service):
         await self.supervisor.stop()
         await self.store.close()
         await self.client.aclose()
+
+
+def _log_version(entries: list[tuple[bytes, dict[bytes, bytes]]]) -> int:
+    """The version of a log's last entry (its entry id), from an XREVRANGE COUNT 1."""
+    return int(entries[0][0].split(b"-")[0]) if entries else 0
+
+
+def _request_version(entries: list[tuple[bytes, dict[bytes, bytes]]]) -> int:
+    """The version of a seat stream's last message, or -1 when there is none or it is unreadable."""
+    try:
+        return _seat_message.decode(entries[0][1][b"data"]).version if entries else -1
+    except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
+        return -1

@@ -153,3 +153,45 @@ async def test_a_cluster_master_killed_mid_tournament_fails_over_and_every_game_
         await store.close()
         await client.aclose()
         cluster.stop()
+
+
+async def test_requests_and_answers_lost_in_a_failover_are_repaired(
+    settings: Settings, redis_url: str, client: AnyRedis
+) -> None:
+    """What a failover can lose of acknowledged writes, done by hand: a bot's answer that never
+    reached the intake is sent again once the game has not moved past it, and a turn request
+    missing from a seat stream is posted again."""
+    from dicestream.runtime import running
+    from services.eventstore.keys import shard_of
+
+    settings = fault_settings(settings)
+    keys = Keys(settings.prefix)
+    store = RedisEventStore(client, keys)
+    async with running(settings, redis_url, ("projector", "turns", "botrunner")) as run:
+        run.bots.runner.resend_s = 1.0
+        run.turns.repair_s = 1.0
+        async with running(settings, redis_url, ("referee",)):
+            [gid] = await host_games(client, settings, 1)
+        # No referee now: the bots' next answers wait in the intake. Drop them, as a failover
+        # that lost them would.
+        intake = keys.intake(shard_of(gid, settings.shards))
+        judged = (await client.xrevrange(intake, count=1))[0][0].decode()
+
+        async def answers() -> list[bytes]:
+            return [i for i, _ in await client.xrange(intake, min=f"({judged}")]
+
+        await client.xdel(intake, *await wait_until(answers, 10, what="an answer in the intake"))
+        seat_streams = [keys.seat(gid, s) for s in range(2)]
+        # And lose the turn requests too: the seats' streams are emptied.
+        for stream in seat_streams:
+            await client.delete(stream)
+        with_requests = await wait_until(lambda: _any_len(client, seat_streams), 10, what="turn requests posted again")
+        assert with_requests
+        async with running(settings, redis_url, ("referee",)):
+            await wait_until(lambda: all_over(store, [gid]), 120, every=0.2, what="the game over")
+    await check_games(client, keys, settings.shards, [gid])
+    await store.close()
+
+
+async def _any_len(client: AnyRedis, streams: list[str]) -> int:
+    return sum([await client.xlen(s) for s in streams])
