@@ -11,12 +11,13 @@ import redis.asyncio as aredis
 
 from services.botrunner.app import BotRunnerService
 from services.config import Settings
+from services.gateway.app import GatewayService
 from services.projector.app import ProjectorService
 from services.redis_conn import connect
 from services.referee.app import RefereeService
 from services.turns.app import TurnService
 
-SERVICES = ("referee", "projector", "turns", "botrunner")
+SERVICES = ("referee", "projector", "turns", "botrunner", "gateway")
 
 
 @dataclass
@@ -47,6 +48,7 @@ def build(name: str, settings: Settings, url: str) -> Any:
         "projector": ProjectorService,
         "turns": TurnService,
         "botrunner": BotRunnerService,
+        "gateway": GatewayService,
     }[name](settings, url)
 
 
