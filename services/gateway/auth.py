@@ -38,13 +38,14 @@ def no_such_game(game_id: str) -> Problem:
     return Problem(404, "no-such-game", "No such game", f"no game {game_id!r}", game_id=game_id)
 
 
-async def seat_game(deps: Deps, game_id: str, seat: int, token: str) -> m.Match:
-    """The game, if `token` is `seat`'s; 404 for an unknown game or seat, 403 for a wrong token."""
+async def seat_game(deps: Deps, game_id: str, seat: int, token: str, fresh: bool = False) -> m.Match:
+    """The game (as it is now if `fresh`), if `token` is `seat`'s; 404 for an unknown game or
+    seat, 403 for a wrong token."""
     game_id_or_404(game_id)
     if not 0 <= seat < 64:
         raise Problem(404, "no-such-seat", "No such seat", f"seat {seat}", game_id=game_id)
     try:
-        agg, ok = await deps.games.check_token(game_id, seat, token)
+        agg, ok = await deps.games.check_token(game_id, seat, token, fresh)
     except LookupError:
         raise no_such_game(game_id) from None
     if not 0 <= seat < agg.num_players:

@@ -73,12 +73,13 @@ class GameCache:
         info = agg.seats[seat]
         return info.token_hash if info is not None else None
 
-    async def check_token(self, game_id: str, seat: int, token: str) -> tuple[m.Match, bool]:
+    async def check_token(self, game_id: str, seat: int, token: str, fresh: bool = False) -> tuple[m.Match, bool]:
         """The game, and whether `token` is `seat`'s; reads the log only when the seat's hash is
-        not known yet. Raises LookupError when the game has no log."""
+        not known yet (or, `fresh`, to return the game as it is now). Raises LookupError when the
+        game has no log."""
         digest = token_hash(token)
         known = self.known_hash(game_id, seat)
-        if known is not None:
+        if known is not None and not fresh:
             return self._cache[game_id], hmac.compare_digest(known, digest)
         agg = await self.current(game_id)
         if agg is None:

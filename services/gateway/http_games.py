@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from contracts import lifecycle as lc
@@ -96,10 +96,10 @@ def routes(deps: Deps) -> list[Any]:
         responses=problems(400, 429),
     )
     async def list_games(
-        title: str | None = None,
-        status: str | None = None,
-        limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
-        cursor: str | None = None,
+        title: FromQuery[str | None] = None,
+        status: FromQuery[str | None] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
+        cursor: FromQuery[str | None] = None,
     ) -> GameList:
         return await lobby.list_games(deps, title, status, limit, cursor)
 
@@ -113,9 +113,9 @@ def routes(deps: Deps) -> list[Any]:
         responses=problems(400, 404, 429),
     )
     async def game(
-        game_id: str,
-        version: Annotated[int | None, Parameter(ge=1)] = None,
-        min_version: Annotated[int | None, Parameter(ge=0)] = None,
+        game_id: FromPath[str],
+        version: Annotated[int | None, QueryParameter(ge=1)] = None,
+        min_version: Annotated[int | None, QueryParameter(ge=0)] = None,
     ) -> PublicState:
         return await lobby.game_state(deps, game_id_or_404(game_id), version, min_version)
 
@@ -128,10 +128,10 @@ def routes(deps: Deps) -> list[Any]:
         responses=problems(400, 404, 429),
     )
     async def events(
-        game_id: str,
-        after: str | None = None,
-        from_version: Annotated[int | None, Parameter(ge=1)] = None,
-        limit: Annotated[int, Parameter(ge=1, le=1000)] = 200,
+        game_id: FromPath[str],
+        after: FromQuery[str | None] = None,
+        from_version: Annotated[int | None, QueryParameter(ge=1)] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 200,
     ) -> EventPage:
         game_id_or_404(game_id)
         start = cursor_of(after, from_version) or "0-0"
@@ -151,9 +151,9 @@ def routes(deps: Deps) -> list[Any]:
     )
     async def events_sse(
         request: Request[Any, Any, Any],
-        game_id: str,
-        after: str | None = None,
-        from_version: Annotated[int | None, Parameter(ge=1)] = None,
+        game_id: FromPath[str],
+        after: FromQuery[str | None] = None,
+        from_version: Annotated[int | None, QueryParameter(ge=1)] = None,
     ) -> ServerSentEvent:
         game_id_or_404(game_id)
         start = cursor_of(request.headers.get("last-event-id") or after, from_version)
@@ -182,7 +182,9 @@ def routes(deps: Deps) -> list[Any]:
         tags=["games"],
         responses=problems(400, 404, 429),
     )
-    async def audit(game_id: str, command_id: str | None = None, version: int | None = None) -> AuditReport:
+    async def audit(
+        game_id: FromPath[str], command_id: FromQuery[str | None] = None, version: FromQuery[int | None] = None
+    ) -> AuditReport:
         game_id_or_404(game_id)
         if (command_id is None) == (version is None):
             raise Problem(400, "invalid-parameter", "Give exactly one of command_id or version")
@@ -214,7 +216,7 @@ def routes(deps: Deps) -> list[Any]:
         media_type="application/x-ndjson",
         responses=problems(401, 403, 404, 429),
     )
-    async def export(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+    async def export(request: Request[Any, Any, Any], game_id: FromPath[str]) -> Response[bytes]:
         game_id_or_404(game_id)
         hist = await history.load(deps.store, game_id)
         if not hist.events:
@@ -241,7 +243,7 @@ def routes(deps: Deps) -> list[Any]:
         return list(RULES.values())
 
     @get("/v1/rules/{rule_id:str}", summary="One rule's text", tags=["rules"], responses=problems(404))
-    async def one_rule(rule_id: str) -> RuleText:
+    async def one_rule(rule_id: FromPath[str]) -> RuleText:
         found = rule(rule_id)
         if found is None:
             raise Problem(404, "no-such-rule", "No such rule", rule_id[:100])

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 from litestar import Request, post
 from litestar import get as get_route
+from litestar.params import FromPath
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -75,7 +76,7 @@ def routes(deps: Deps) -> list[Any]:
         status_code=201,
         responses=problems(400, 404, 409, 413, 422, 429, 504),
     )
-    async def join(request: Request[Any, Any, Any], game_id: str, seat: int) -> Joined:
+    async def join(request: Request[Any, Any, Any], game_id: FromPath[str], seat: FromPath[int]) -> Joined:
         game_id_or_404(game_id)
         body: bodies.JoinBody = bodies.decode_as(await request.body(), bodies.JoinBody)
         if not 0 <= seat < 64:
@@ -112,9 +113,9 @@ def routes(deps: Deps) -> list[Any]:
         security=[{"seatToken": []}],
         responses=problems(401, 403, 404, 429),
     )
-    async def view(request: Request[Any, Any, Any], game_id: str, seat: int) -> SeatView:
+    async def view(request: Request[Any, Any, Any], game_id: FromPath[str], seat: FromPath[int]) -> SeatView:
         token = bearer(request.headers)
-        agg = await seat_game(deps, game_id, seat, token)
+        agg = await seat_game(deps, game_id, seat, token, fresh=True)
         return seat_view(agg, seat)
 
     @post(
@@ -129,7 +130,7 @@ def routes(deps: Deps) -> list[Any]:
         status_code=200,
         responses=problems(400, 401, 403, 404, 409, 413, 422, 429, 504),
     )
-    async def command(request: Request[Any, Any, Any], game_id: str, seat: int) -> CommandResult:
+    async def command(request: Request[Any, Any, Any], game_id: FromPath[str], seat: FromPath[int]) -> CommandResult:
         token = bearer(request.headers)
         return await send_command(deps, game_id, seat, token, await request.body())
 
@@ -143,7 +144,7 @@ def routes(deps: Deps) -> list[Any]:
         status_code=202,
         responses=problems(400, 401, 403, 404, 409, 413, 422, 429),
     )
-    async def host_bot(request: Request[Any, Any, Any], game_id: str, seat: int) -> BotQueued:
+    async def host_bot(request: Request[Any, Any, Any], game_id: FromPath[str], seat: FromPath[int]) -> BotQueued:
         await api_key(deps, request.headers, "bots")
         game_id_or_404(game_id)
         body: bodies.HostBotBody = bodies.decode_as(await request.body(), bodies.HostBotBody)

@@ -18,9 +18,9 @@ import msgspec
 import structlog
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, QueryParameter
 
-from services.gateway.auth import game_id_or_404, no_such_game, seat_game
+from services.gateway.auth import bearer, game_id_or_404, no_such_game, seat_game
 from services.gateway.deps import Deps
 from services.gateway.http_games import cursor_of, event_item
 from services.gateway.http_seats import SEAT, send_command
@@ -111,9 +111,9 @@ def routes(deps: Deps) -> list[Any]:
     @websocket("/v1/games/{game_id:str}/events/ws")
     async def public_events(
         socket: WebSocket[Any, Any, Any],
-        game_id: str,
-        after: str | None = None,
-        from_version: Annotated[int | None, Parameter(ge=1)] = None,
+        game_id: FromPath[str],
+        after: FromQuery[str | None] = None,
+        from_version: Annotated[int | None, QueryParameter(ge=1)] = None,
     ) -> None:
         await socket.accept()
         try:
@@ -132,7 +132,12 @@ def routes(deps: Deps) -> list[Any]:
         await _until_closed(socket, pump)
 
     @websocket(f"{SEAT}/ws")
-    async def seat_socket(socket: WebSocket[Any, Any, Any], game_id: str, seat: int, after: str | None = None) -> None:
+    async def seat_socket(
+        socket: WebSocket[Any, Any, Any],
+        game_id: FromPath[str],
+        seat: FromPath[int],
+        after: FromQuery[str | None] = None,
+    ) -> None:
         await socket.accept()
         try:
             token = await _token(socket)
@@ -145,7 +150,7 @@ def routes(deps: Deps) -> list[Any]:
         except Busy as exc:
             await _fail(socket, Problem(503, "busy", "Too many subscribers", str(exc)))
             return
-        except (WebSocketDisconnect, TimeoutError):
+        except WebSocketDisconnect:
             return
         lock = asyncio.Lock()
         pump = asyncio.ensure_future(_pump(socket, deps.hub.follow(sub, start, latest_only=True), _seat, lock))
@@ -174,10 +179,13 @@ def _frame(event: Any) -> bytes:
 
 async def _token(socket: WebSocket[Any, Any, Any]) -> str:
     """From `Authorization: Bearer`, else from a first `auth` message."""
-    scheme, _, token = socket.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    event = await asyncio.wait_for(socket.receive(), AUTH_TIMEOUT_S)
+    header = socket.headers.get("authorization")
+    if header is not None:
+        return bearer(socket.headers)
+    try:
+        event = await asyncio.wait_for(socket.receive(), AUTH_TIMEOUT_S)
+    except TimeoutError:
+        raise Problem(401, "token-required", "Seat token required", "no token in time") from None
     if event["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(detail="disconnected")
     try:
