@@ -202,6 +202,11 @@ def decode_command(raw: bytes) -> tuple[str, Any]:
     return head.type, decode(raw, decoder)
 
 
+def strict_types() -> list[type[msgspec.Struct]]:
+    """Every body struct, nested ones included: all refuse unknown fields."""
+    return [CreateGameBody, JoinBody, HostBotBody, *COMMAND_BODIES.values(), *_mirrors.values()]
+
+
 DECODERS: dict[type[Any], msgspec.json.Decoder[Any]] = {
     CreateGameBody: msgspec.json.Decoder(CreateGameBody),
     JoinBody: msgspec.json.Decoder(JoinBody),

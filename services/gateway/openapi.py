@@ -53,9 +53,17 @@ WEBSOCKETS = {
 }
 
 
+def _strict_names() -> set[str]:
+    """Schemas of structs that refuse unknown fields (msgspec's schemas do not say so)."""
+    strict: list[type[msgspec.Struct]] = [*bodies.strict_types(), AuthMessage, CommandMessage]
+    return {cls.__name__ for cls in strict}
+
+
 def _components() -> tuple[dict[str, Any], dict[str, Any]]:
     named = [t for _, t in BODIES.values()] + list(MESSAGES.values())
     schemas, components = msgspec.json.schema_components(named, ref_template="#/components/schemas/{name}")
+    for name in _strict_names() & set(components):
+        components[name]["additionalProperties"] = False
     refs: dict[str, Any] = {}
     for (name, _), schema in zip(BODIES.values(), schemas, strict=False):
         if "$ref" not in schema:

@@ -84,7 +84,7 @@ class Joined(msgspec.Struct, frozen=True, kw_only=True):
     outcome: Outcome
 
 
-class PublicState(msgspec.Struct, frozen=True, kw_only=True):
+class PublicState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A game as every spectator may see it: `view` is the game's `view(state, None)`; `seed` only
     once the game is over (it is revealed then)."""
 

@@ -37,6 +37,7 @@ class Stack:
         return Api(self.url, self.key if key is None else key)
 
 
+@contextlib.asynccontextmanager
 async def start_stack(
     settings: Settings, url: str, gateway: GatewaySettings = OPEN, names: tuple[str, ...] = CORE
 ) -> AsyncIterator[Stack]:
@@ -58,7 +59,7 @@ async def start_stack(
 
 @pytest.fixture
 async def stack(settings: Settings, redis_url: str) -> AsyncIterator[Stack]:
-    async for s in start_stack(msgspec.structs.replace(settings, reclaim_idle_ms=2000), redis_url):
+    async with start_stack(msgspec.structs.replace(settings, reclaim_idle_ms=2000), redis_url) as s:
         yield s
 
 

@@ -91,7 +91,9 @@ async def messages(ws: ClientConnection, seen: list[str]) -> AsyncIterator[dict[
         yield json.loads(text)
 
 
-async def play(api: Api, seat: Seat, game_type: str, kind: str, over_ws: bool, seed: int = 0) -> Played:
+async def play(
+    api: Api, seat: Seat, game_type: str, kind: str, over_ws: bool, seed: int = 0, delay: float = 0.0
+) -> Played:
     """Play `seat` to the end with a reference bot choosing among the legal actions it is sent:
     turn requests from the seat's WebSocket; moves over HTTP, or over the same socket."""
     bot = make_bot(kind, game_type, seed)
@@ -106,6 +108,8 @@ async def play(api: Api, seat: Seat, game_type: str, kind: str, over_ws: bool, s
             if msg["type"] != "turn" or msg["version"] <= answered:
                 continue
             answered = msg["version"]
+            if delay:
+                await asyncio.sleep(delay)
             legal = [msgspec.convert(a, Action) for a in msg["legal_actions"]]
             choice = bot.choose_action(msg["view"], legal, seat.seat)
             body = {"type": choice.type, "payload": choice.payload, "expected_version": msg["version"]}
