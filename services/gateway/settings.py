@@ -10,6 +10,8 @@ from limits import parse_many
 
 # Every variable read here is listed, with what it sets, in services.config.ENV_VARS.
 
+RATE_LIMIT = "60/second;1000/minute"
+CLIENT_RATE_LIMIT = "30/second;600/minute"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
@@ -19,8 +21,8 @@ class GatewaySettings(msgspec.Struct, frozen=True, kw_only=True):
     instance: str = ""
     cors_origins: tuple[str, ...] = ()
     # `limits` rate strings ("60/second;1000/minute"); "" turns the limit off.
-    rate_limit: str = "60/second;1000/minute"
-    client_rate_limit: str = "30/second;600/minute"
+    rate_limit: str = RATE_LIMIT
+    client_rate_limit: str = CLIENT_RATE_LIMIT
     max_body_bytes: int = 65536
     command_timeout_s: float = 10.0
     max_streams: int = 500
@@ -85,9 +87,9 @@ def from_env(env: dict[str, str] | None = None) -> GatewaySettings:
         port=port,
         instance=instance,
         cors_origins=origins,
-        rate_limit=_rate("DICESTREAM_RATE_LIMIT", e.get("DICESTREAM_RATE_LIMIT", GatewaySettings.rate_limit)),
+        rate_limit=_rate("DICESTREAM_RATE_LIMIT", e.get("DICESTREAM_RATE_LIMIT", RATE_LIMIT)),
         client_rate_limit=_rate(
-            "DICESTREAM_CLIENT_RATE_LIMIT", e.get("DICESTREAM_CLIENT_RATE_LIMIT", GatewaySettings.client_rate_limit)
+            "DICESTREAM_CLIENT_RATE_LIMIT", e.get("DICESTREAM_CLIENT_RATE_LIMIT", CLIENT_RATE_LIMIT)
         ),
         max_body_bytes=_int("DICESTREAM_MAX_BODY_BYTES", e.get("DICESTREAM_MAX_BODY_BYTES", "65536"), 1024, 1 << 24),
         command_timeout_s=_seconds("DICESTREAM_COMMAND_TIMEOUT_S", e.get("DICESTREAM_COMMAND_TIMEOUT_S", "10")),
