@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from services.config import Settings
 from services.eventstore.keys import Keys
@@ -19,6 +20,23 @@ from services.gateway.streams import StreamHub
 from services.readmodel import ReadModelKeys
 from services.redis_conn import AnyRedis, connect, is_cluster
 
+# Requests in flight share one pool; every followed stream holds a connection of another pool in
+# a blocking XREAD (redis-py's pools hold 100 connections by default, then refuse).
+REQUEST_CONNECTIONS = 1000
+
+
+def sized(client: AnyRedis, connections: int) -> AnyRedis:
+    """`client` (fresh from `connect`) allowed `connections` connections (per node on a cluster)."""
+    if is_cluster(client):
+        cluster: Any = client
+        cluster.connection_kwargs["max_connections"] = connections
+        for node in cluster.nodes_manager.startup_nodes.values():
+            node.max_connections = connections
+    else:
+        standalone: Any = client
+        standalone.connection_pool.max_connections = connections
+    return client
+
 
 @dataclass
 class Deps:
@@ -27,6 +45,8 @@ class Deps:
     url: str
     instance: str
     redis: AnyRedis
+    # The blocking reads of followed streams (WebSocket and SSE subscribers).
+    followers: AnyRedis
     keys: Keys
     rm: ReadModelKeys
     store: RedisEventStore
@@ -42,7 +62,8 @@ class Deps:
 
     @classmethod
     def create(cls, settings: Settings, url: str, gateway: GatewaySettings) -> Deps:
-        redis = connect(url)
+        redis = sized(connect(url), REQUEST_CONNECTIONS)
+        followers = sized(connect(url), gateway.max_streams + 2)
         keys = Keys(settings.prefix)
         instance = gateway.instance or f"gw-{uuid.uuid4().hex[:12]}"
         store = RedisEventStore(redis, keys)
@@ -54,13 +75,14 @@ class Deps:
             url=url,
             instance=instance,
             redis=redis,
+            followers=followers,
             keys=keys,
             rm=ReadModelKeys(keys),
             store=store,
             games=GameCache(store, min(settings.cache_games, 5000)),
             replies=replies,
             commands=Commander(redis, keys, settings.shards, replies, gateway.command_timeout_s, metrics),
-            hub=StreamHub(redis, gateway.max_streams, gateway.max_subscribers),
+            hub=StreamHub(redis, followers, gateway.max_streams, gateway.max_subscribers),
             api_keys=ApiKeys(redis, settings.prefix),
             limits=RateLimits(url, is_cluster(redis), settings.prefix, gateway.rate_limit, gateway.client_rate_limit),
             metrics=metrics,
@@ -79,4 +101,5 @@ class Deps:
         await self.replies.stop()
         await self.limits.close()
         await self.store.close()
+        await self.followers.aclose()
         await self.redis.aclose()

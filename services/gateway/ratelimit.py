@@ -7,6 +7,7 @@ limit (per API key or seat token presented, keyed by a hash of it) apply."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from typing import Any
@@ -21,6 +22,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from services.gateway.metrics import Metrics
 from services.gateway.problems import PROBLEM_JSON, Problem
+from services.redis_conn import HiredisPackingConnection
 
 EXEMPT = ("/livez", "/readyz", "/metrics")
 
@@ -43,7 +45,17 @@ class RateLimits:
         self.limiter: SlidingWindowCounterRateLimiter | None = None
         if self.per_address or self.per_client:
             kind = RedisClusterStorage if cluster else RedisStorage
-            self.storage = kind(storage_uri(url, cluster), implementation="redispy", key_prefix=f"{prefix}:rl")
+            # A large pool, and the services' connection class (hiredis packs the scripts' calls; a
+            # cluster client takes it as services.redis_conn.connect sets it, after creation).
+            options: dict[str, Any] = {"max_connections": 1000}
+            if not cluster:
+                options["connection_class"] = HiredisPackingConnection
+            self.storage = kind(
+                storage_uri(url, cluster), implementation="redispy", key_prefix=f"{prefix}:rl", **options
+            )
+            if cluster:
+                bridge: Any = self.storage.bridge
+                bridge.get_connection().connection_kwargs["connection_class"] = HiredisPackingConnection
             self.limiter = SlidingWindowCounterRateLimiter(self.storage)
 
     async def check(self, address: str, client: str | None) -> tuple[str, float] | None:
@@ -53,9 +65,12 @@ class RateLimits:
         checks = [("address", item, address) for item in self.per_address]
         if client is not None:
             checks += [("client", item, client) for item in self.per_client]
-        for name, item, who in checks:
-            if not await self.limiter.hit(item, name, who):
-                stats = await self.limiter.get_window_stats(item, name, who)
+        # All at once: one round trip whatever the number of limits.
+        limiter = self.limiter
+        allowed = await asyncio.gather(*(limiter.hit(item, name, who) for name, item, who in checks))
+        for (name, item, who), ok in zip(checks, allowed, strict=True):
+            if not ok:
+                stats = await limiter.get_window_stats(item, name, who)
                 return name, max(0.1, round(stats.reset_time - time.time(), 1))
         return None
 

@@ -75,7 +75,7 @@ class Reader:
                     start = await newest(self.hub.redis, self.key)
                     last = start[0] if start else "0-0"
                     self.ready.set()
-                got = await read_after(self.hub.redis, self.key, last, PAGE, BLOCK_MS)
+                got = await read_after(self.hub.followers, self.key, last, PAGE, BLOCK_MS)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -92,8 +92,9 @@ class Reader:
 
 
 class StreamHub:
-    def __init__(self, redis: AnyRedis, max_streams: int, max_subscribers: int) -> None:
+    def __init__(self, redis: AnyRedis, followers: AnyRedis, max_streams: int, max_subscribers: int) -> None:
         self.redis = redis
+        self.followers = followers
         self.max_streams = max_streams
         self.max_subscribers = max_subscribers
         self.readers: dict[str, Reader] = {}

@@ -15,6 +15,7 @@ import contextlib
 from typing import Annotated, Any
 
 import msgspec
+import redis.exceptions
 import structlog
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
@@ -83,8 +84,26 @@ async def _until_closed(socket: WebSocket[Any, Any, Any], pump: asyncio.Task[Non
         for task in (pump, receiving):
             with contextlib.suppress(BaseException):
                 await task
-    if pump.done() and not pump.cancelled() and isinstance(pump.exception(), TooSlow):
+    await _ended(socket, pump, "")
+
+
+async def _ended(socket: WebSocket[Any, Any, Any], pump: asyncio.Task[None], game_id: str) -> None:
+    """Tell the client why its stream ended, when it did not leave by itself."""
+    exc = pump.exception() if pump.done() and not pump.cancelled() else None
+    if exc is None:
+        return
+    if isinstance(exc, TooSlow):
         await _fail(socket, Problem(408, "too-slow", "Too slow", "reconnect with `after` = your last cursor"))
+    elif not isinstance(exc, WebSocketDisconnect):
+        await _fail(socket, _unexpected(exc, game_id))
+
+
+def _unexpected(exc: BaseException, game_id: str) -> Problem:
+    if isinstance(exc, redis.exceptions.RedisError):
+        log.warning("ws_redis_unavailable", game_id=game_id, error=str(exc))
+        return Problem(503, "unavailable", "The game store is not answering", "reconnect shortly")
+    log.error("ws_failed", game_id=game_id, error=repr(exc), exc_info=exc)
+    return Problem(500, "internal", "Internal error")
 
 
 async def _drain(socket: WebSocket[Any, Any, Any]) -> None:
@@ -128,6 +147,9 @@ def routes(deps: Deps) -> list[Any]:
         except Busy as exc:
             await _fail(socket, Problem(503, "busy", "Too many subscribers", str(exc)))
             return
+        except Exception as exc:
+            await _fail(socket, _unexpected(exc, game_id))
+            return
         pump = asyncio.ensure_future(_pump(socket, deps.hub.follow(sub, start), _public, asyncio.Lock()))
         await _until_closed(socket, pump)
 
@@ -152,6 +174,9 @@ def routes(deps: Deps) -> list[Any]:
             return
         except WebSocketDisconnect:
             return
+        except Exception as exc:
+            await _fail(socket, _unexpected(exc, game_id))
+            return
         lock = asyncio.Lock()
         pump = asyncio.ensure_future(_pump(socket, deps.hub.follow(sub, start, latest_only=True), _seat, lock))
         commands = asyncio.ensure_future(_commands(deps, socket, game_id, seat, token, lock))
@@ -163,8 +188,7 @@ def routes(deps: Deps) -> list[Any]:
             for task in (pump, commands):
                 with contextlib.suppress(BaseException):
                     await task
-        if pump.done() and not pump.cancelled() and isinstance(pump.exception(), TooSlow):
-            await _fail(socket, Problem(408, "too-slow", "Too slow", "reconnect with `after` = your last cursor"))
+        await _ended(socket, pump, game_id)
 
     return [public_events, seat_socket]
 
