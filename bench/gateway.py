@@ -183,6 +183,13 @@ class HttpPool:
         finally:
             self.free.put_nowait(conn)
 
+    async def get(self, path: str, token: str) -> tuple[int, bytes]:
+        conn = await self.free.get()
+        try:
+            return await conn.request("GET", path, b"", token)
+        finally:
+            self.free.put_nowait(conn)
+
     async def close(self) -> None:
         for c in self.all:
             await c.close()
@@ -404,6 +411,15 @@ async def gateway_section(
         async def fresh_pool(seed: int, with_sockets: bool) -> tuple[Pool, SeatSockets | None]:
             pool = Pool(r, keys, shards, replies, seed=seed)
             await pool.prepare(sizes.games, workers, players=(2,))
+            # Untimed: each seat's view once, so the gateway has checked every token (it folds a
+            # game's log the first time it sees it): the steady state of running games, as in (b).
+            await asyncio.gather(
+                *(
+                    http.get(f"/v1/games/{g.game_id}/seats/{seat}", token)
+                    for g in pool.games.values()
+                    for seat, token in enumerate(g.tokens)
+                )
+            )
             sockets = None
             if with_sockets:
                 sockets = SeatSockets()

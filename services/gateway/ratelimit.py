@@ -74,6 +74,25 @@ class RateLimits:
                 return name, max(0.1, round(stats.reset_time - time.time(), 1))
         return None
 
+    async def refusal(self, address: str, client: str | None, metrics: Metrics) -> Problem | None:
+        """The 429 (or 503) problem for a request from `address` with credential hash `client`."""
+        try:
+            limited = await self.check(address, client)
+        except redis.exceptions.RedisError:
+            return Problem(503, "unavailable", "The game store is not answering", "try again shortly")
+        if limited is None:
+            return None
+        which, retry = limited
+        metrics.limited.labels(which).inc()
+        return Problem(
+            429,
+            "rate-limited",
+            "Too many requests",
+            f"the per-{which} limit is reached; retry in {retry:g} s",
+            headers={"Retry-After": str(max(1, round(retry)))},
+            retry_after_s=retry,
+        )
+
     async def close(self) -> None:
         if self.storage is not None:
             bridge: Any = self.storage.bridge
@@ -87,15 +106,20 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
     return None
 
 
+def credential_id(credential: bytes) -> str:
+    """What a client limit is counted under: a hash of the credential, never the credential."""
+    return hashlib.sha256(credential.strip()).hexdigest()[:24]
+
+
 def client_of(scope: Scope) -> str | None:
-    """A hash of the credential presented (API key, else bearer token), if any."""
+    """The id of the credential presented (API key, else bearer token), if any."""
     credential = _header(scope, b"x-api-key")
     if credential is None:
         auth = _header(scope, b"authorization") or b""
         scheme, _, credential = auth.partition(b" ")
         if scheme.lower() != b"bearer" or not credential:
             return None
-    return hashlib.sha256(credential.strip()).hexdigest()[:24]
+    return credential_id(credential)
 
 
 def address_of(scope: Scope) -> str:
@@ -163,19 +187,4 @@ class LimitsMiddleware(ASGIMiddleware):
                 )
         if scope["path"] in EXEMPT:
             return None
-        try:
-            limited = await self.limits.check(address_of(scope), client_of(scope))
-        except redis.exceptions.RedisError:
-            return Problem(503, "unavailable", "The game store is not answering", "try again shortly")
-        if limited is None:
-            return None
-        which, retry = limited
-        self.metrics.limited.labels(which).inc()
-        return Problem(
-            429,
-            "rate-limited",
-            "Too many requests",
-            f"the per-{which} limit is reached; retry in {retry:g} s",
-            headers={"Retry-After": str(max(1, round(retry)))},
-            retry_after_s=retry,
-        )
+        return await self.limits.refusal(address_of(scope), client_of(scope), self.metrics)

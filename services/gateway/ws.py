@@ -26,6 +26,7 @@ from services.gateway.deps import Deps
 from services.gateway.http_games import cursor_of, event_item
 from services.gateway.http_seats import SEAT, send_command
 from services.gateway.problems import Problem, ProblemDetail
+from services.gateway.ratelimit import address_of, credential_id
 from services.gateway.streams import LIVE, Busy, Entry, TooSlow
 
 log = structlog.get_logger("gateway")
@@ -228,8 +229,13 @@ async def _commands(
     slots = asyncio.Semaphore(IN_FLIGHT)
     running: set[asyncio.Task[None]] = set()
 
+    address, client = address_of(socket.scope), credential_id(token.encode())
+
     async def answer(message: CommandMessage) -> None:
         try:
+            limited = await deps.limits.refusal(address, client, deps.metrics)
+            if limited is not None:
+                raise limited  # each command counts, as over HTTP
             result = await send_command(deps, game_id, seat, token, bytes(message.command))
             text = msgspec.json.encode({"type": "outcome", "ref": message.ref, "result": result}).decode()
         except Problem as problem:

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import msgspec
 import pytest
+import websockets.asyncio.client
 
 from services.eventstore.keys import shard_of
 from services.gateway.app import GatewayService
 from services.gateway.settings import GatewaySettings
 from services.redis_conn import connect
 from tests.conftest import sync_client
-from tests.gateway.conftest import Bare
+from tests.gateway.conftest import Bare, Stack
+from tests.gateway.helpers import Api
 
 pytestmark = pytest.mark.redis
 TEN_MB = 10 * 1024 * 1024
@@ -128,5 +131,31 @@ async def test_cors_allows_only_the_configured_origins(bare: Bare) -> None:
             simple = await http.get("/v1/games", headers={"Origin": "https://good.example"})
             assert simple.headers.get("access-control-allow-origin") == "https://good.example"
             assert "access-control-allow-origin" not in (await http.get("/v1/games")).headers
+    finally:
+        await gw.stop()
+
+
+async def test_commands_on_a_seat_socket_count_against_the_client_limit(stack: Stack) -> None:
+    api = stack.api()
+    try:
+        game_id = await api.create("sentient", 2)
+        seat = await api.join(game_id, 0, "alice")
+    finally:
+        await api.close()
+    tight = GatewaySettings(port=0, rate_limit="", client_rate_limit="4/minute")
+    gw = GatewayService(stack.settings, stack.gateway.deps.url, tight)
+    await gw.start()
+    try:
+        ws_url = "ws" + gw.url.removeprefix("http") + f"/v1/games/{game_id}/seats/0/ws"
+        async with websockets.asyncio.client.connect(ws_url, additional_headers=Api.bearer(seat.token)) as ws:
+            for k in range(5):  # the connection counted once; then each command
+                await ws.send(json.dumps({"type": "command", "ref": str(k), "command": {"type": "sentient.Pass"}}))
+            answers = {}
+            while len(answers) < 5:
+                msg = json.loads(await ws.recv())
+                if msg["type"] == "problem":
+                    answers[msg["ref"]] = msg["problem"]["status"]
+        # The game is not running: allowed commands are refused by the referee (409), the rest 429.
+        assert sorted(answers.values()) == [409, 409, 409, 429, 429], answers
     finally:
         await gw.stop()
