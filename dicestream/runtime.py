@@ -18,6 +18,9 @@ from services.referee.app import RefereeService
 from services.turns.app import TurnService
 
 SERVICES = ("referee", "projector", "turns", "botrunner", "gateway")
+# What `running()` starts unless told (the demo, tournaments, tests): all but the gateway, which
+# listens on a port (`up` and `serve` name it).
+BACKEND = SERVICES[:-1]
 
 
 @dataclass
@@ -53,7 +56,7 @@ def build(name: str, settings: Settings, url: str) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def running(settings: Settings, url: str, names: tuple[str, ...] = SERVICES) -> AsyncIterator[Running]:
+async def running(settings: Settings, url: str, names: tuple[str, ...] = BACKEND) -> AsyncIterator[Running]:
     run = Running(url=url, settings=settings)
     try:
         for name in names:

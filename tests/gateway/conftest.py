@@ -10,14 +10,14 @@ import msgspec
 import pytest
 import redis.exceptions
 
-from dicestream.runtime import Running, running
+from dicestream.runtime import BACKEND, Running, running
 from services.config import Settings
 from services.gateway.app import GatewayService
 from services.gateway.settings import GatewaySettings
 from services.redis_conn import detect_cluster
 from tests.gateway.helpers import Api
 
-CORE = ("referee", "projector", "turns", "botrunner")
+CORE = BACKEND  # every service but the gateway, which each test starts with its own settings
 # Limits off unless a test asks (a whole game from one address is hundreds of requests a second).
 OPEN = GatewaySettings(port=0, rate_limit="", client_rate_limit="", command_timeout_s=15.0)
 
