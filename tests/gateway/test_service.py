@@ -3,10 +3,13 @@ add-key`, health and metrics."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -87,12 +90,15 @@ def test_up_prints_the_gateway_url_and_add_key_makes_a_working_key(redis_url: st
     proc = subprocess.Popen([*CLI, "up"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True).start()
         url = None
         deadline = time.monotonic() + 60
         while url is None:
-            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            found = re.search(r"gateway: (http://127\.0\.0\.1:\d+)", proc.stdout.readline())
-            url = found.group(1) if found else None
+            assert time.monotonic() < deadline and proc.poll() is None, "dicestream up printed no gateway URL"
+            with contextlib.suppress(queue.Empty):
+                found = re.search(r"gateway: (http://127\.0\.0\.1:\d+)", lines.get(timeout=1))
+                url = found.group(1) if found else None
         key = subprocess.run(
             [*CLI, "gateway", "add-key", "cli-test", "--scope", "create"], env=env, capture_output=True, text=True
         )
