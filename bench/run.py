@@ -23,6 +23,7 @@ import redis.utils
 from rich.console import Console
 from rich.table import Table
 
+from bench import gateway
 from bench.harness import (
     Pool,
     Replies,
@@ -294,6 +295,11 @@ async def _main(
         out["f_soak"] = await soak(spool, workers, sizes.soak_commands, sizes.soak_games)
         stop_workers(workers)
         workers = []
+
+        # (g) the gateway against direct Redis (its own referee and gateway processes).
+        say("[bold](g)[/] the HTTP/WebSocket gateway: 1 referee process and 1 gateway process")
+        g_sizes = gateway.QUICK if quick else gateway.FULL
+        out["g_gateway"] = await gateway.gateway_section(url, r, keys, shards, g_sizes, repeats, say)
     finally:
         stop_workers(workers)
         if replies is not None:
@@ -335,6 +341,10 @@ def _ratios(out: dict[str, Any]) -> dict[str, Any]:
             "latency_p50_vs_relay": c["p50_ms"] / c0["p50_ms"],
             "latency_p99_vs_relay": c["p99_ms"] / c0["p99_ms"],
         }
+    g = out.get("g_gateway")
+    if g:
+        # Context, not targets: the gateway against direct Redis, same run.
+        ratios |= {f"gateway_{k}": v for k, v in g["ratios"].items()}
     met = {
         "one_referee_vs_awaited_xadd": ratios["one_referee_vs_awaited_xadd"] >= TARGETS["one_referee_vs_awaited_xadd"],
         "latency_p50_vs_xadd_rtt": ratios["latency_p50_vs_xadd_rtt"] <= TARGETS["latency_p50_vs_xadd_rtt"],
@@ -486,6 +496,9 @@ def _report(out: dict[str, Any], console: Console) -> None:
             "flat",
             "",
         )
+    g = out.get("g_gateway")
+    if g:
+        gateway.report(g, console, t)
     console.print(t)
     for name, sec in (("(b) 1 referee", b1), ("(b) 2 referees", b2), ("(c)", c)):
         o = sec["outcomes"]

@@ -22,6 +22,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.registry import command_type
 from contracts.schema import documents, render
+from dicestream.gateway_cli import gateway_app
 from dicestream.loop import run as run_loop
 from services import logs
 from services.client import Client
@@ -33,6 +34,7 @@ from services.redis_server import EmbeddedRedis, resolve_url
 app = typer.Typer(help="Event-sourced board game referee over Redis Streams.", no_args_is_help=True)
 projector_app = typer.Typer(help="Read models.", no_args_is_help=True)
 app.add_typer(projector_app, name="projector")
+app.add_typer(gateway_app, name="gateway")
 console = Console()
 DATA_DIR = Path(os.environ.get("DICESTREAM_DATA", ".dicestream"))
 
@@ -62,14 +64,14 @@ def _run(coro: Any) -> Any:
 
 @app.command()
 def up() -> None:
-    """Run every service (referee, projector, turns, bot runner) in this process until Ctrl-C."""
+    """Run every service (referee, projector, turns, bot runner, gateway) in this process until Ctrl-C."""
     settings, url, _server = _setup()
     if _run(_serve(settings, url, None)):
         raise typer.Exit(1)
 
 
 @app.command()
-def serve(name: Annotated[str, typer.Argument(help="referee | projector | turns | botrunner")]) -> None:
+def serve(name: Annotated[str, typer.Argument(help="referee | projector | turns | botrunner | gateway")]) -> None:
     """Run one service (what each container runs). Needs REDIS_URL: a service never starts an
     embedded Redis. Exits 1 when a loop keeps failing, so that the orchestrator restarts it."""
     from dicestream.runtime import SERVICES
@@ -90,8 +92,11 @@ def serve(name: Annotated[str, typer.Argument(help="referee | projector | turns 
 
 async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) -> str:
     """Serve until SIGINT/SIGTERM (returns "") or until a supervisor gives up (returns why)."""
+    from dicestream.gateway_cli import check_env
     from dicestream.runtime import SERVICES, running
 
+    if "gateway" in (names or SERVICES):
+        check_env()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -102,6 +107,8 @@ async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) ->
         console.print(
             f"[green]running {', '.join(names or SERVICES)} on {url}[/]{health} (Ctrl-C stops)", soft_wrap=True
         )
+        if "gateway" in run.services:
+            console.print(f"gateway: [bold]{run.services['gateway'].url}[/] (API: /openapi.json, docs/http.md)")
         stopping = asyncio.ensure_future(stop.wait())
         fatal = asyncio.ensure_future(run.fatal())
         await asyncio.wait([stopping, fatal], return_when=asyncio.FIRST_COMPLETED)

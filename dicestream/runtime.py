@@ -15,6 +15,7 @@ from typing import Any
 
 from services.botrunner.app import BotRunnerService
 from services.config import Settings
+from services.gateway.app import GatewayService
 from services.health import serve_health
 from services.http import EmbeddedServer
 from services.projector.app import ProjectorService
@@ -23,7 +24,10 @@ from services.referee.app import RefereeService
 from services.service import Service
 from services.turns.app import TurnService
 
-SERVICES = ("referee", "projector", "turns", "botrunner")
+SERVICES = ("referee", "projector", "turns", "botrunner", "gateway")
+# What `running()` starts unless told (the demo, tournaments, tests): all but the gateway, which
+# listens on a port (`up` and `serve` name it).
+BACKEND = SERVICES[:-1]
 
 
 @dataclass
@@ -70,12 +74,13 @@ def build(name: str, settings: Settings, url: str) -> Any:
         "projector": ProjectorService,
         "turns": TurnService,
         "botrunner": BotRunnerService,
+        "gateway": GatewayService,
     }[name](settings, url)
 
 
 @contextlib.asynccontextmanager
 async def running(
-    settings: Settings, url: str, names: tuple[str, ...] = SERVICES, health: bool = False
+    settings: Settings, url: str, names: tuple[str, ...] = BACKEND, health: bool = False
 ) -> AsyncIterator[Running]:
     """With `health`, also serve /livez, /readyz and /metrics on settings.health_addr."""
     run = Running(url=url, settings=settings)

@@ -36,6 +36,16 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy)",
     "DICESTREAM_DATA": "CLI: directory of the embedded Redis's data (default ./.dicestream)",
     "DICESTREAM_TOKEN": "CLI `send`: the seat token, instead of --token",
+    "DICESTREAM_HTTP_ADDR": "gateway: HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks a free one)",
+    "DICESTREAM_GATEWAY_ID": "gateway: this instance's name in its reply stream ds:reply:gw:<id> (default random)",
+    "DICESTREAM_CORS_ORIGINS": "gateway: comma-separated origins allowed by CORS, or * (default none: no CORS)",
+    "DICESTREAM_RATE_LIMIT": "gateway: requests per client address, e.g. 60/second;1000/minute, or off",
+    "DICESTREAM_CLIENT_RATE_LIMIT": "gateway: requests per API key or seat token, e.g. 30/second, or off",
+    "DICESTREAM_MAX_BODY_BYTES": "gateway: largest request body or WebSocket message in bytes (default 65536)",
+    "DICESTREAM_COMMAND_TIMEOUT_S": "gateway: seconds to wait for a command's outcome before a 504 (default 10)",
+    "DICESTREAM_GATEWAY_MAX_STREAMS": "gateway: streams followed at once, one blocking Redis read each (default 500)",
+    "DICESTREAM_GATEWAY_MAX_SUBSCRIBERS": "gateway: WebSocket and SSE subscribers at once (default 5000)",
+    "DICESTREAM_FORWARDED_ALLOW_IPS": "gateway: proxies trusted for X-Forwarded-For, comma-separated (default none)",
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
 

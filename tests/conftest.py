@@ -23,6 +23,9 @@ from services.config import Settings
 from services.redis_conn import AnyRedis, connect, detect_cluster
 from services.redis_server import EmbeddedRedis, resolve_url
 
+# Every gateway a test starts (dicestream up included) listens on a free port, never on 8080.
+os.environ.setdefault("DICESTREAM_HTTP_ADDR", "127.0.0.1:0")
+
 
 def free_ports(size: int) -> int:
     """A first port of `size` consecutive free ports whose cluster bus ports (+10000) are free too."""

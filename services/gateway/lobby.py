@@ -1,0 +1,109 @@
+"""Reading games for everyone: the game list and each game's public state from the projector's
+read models (folded from the log when asked for another version, or when the model lags)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import msgspec
+
+from games import match as m
+from services.eventstore.keys import shard_of
+from services.gateway.auth import no_such_game
+from services.gateway.deps import Deps
+from services.gateway.problems import Problem
+from services.gateway.responses import GameList, ListedGame, PublicState
+from services.readmodel import GameSummary, public_state
+
+_summary = msgspec.json.Decoder(GameSummary)
+_state = msgspec.json.Decoder(PublicState)
+CURSOR = re.compile(r"(\d{1,16})\.([A-Za-z0-9][A-Za-z0-9_.-]{0,99})")
+
+
+class _Recorded(msgspec.Struct):
+    recorded_at_ms: int = 0
+
+
+_recorded = msgspec.json.Decoder(_Recorded)
+
+
+async def _created(deps: Deps, game_ids: list[str]) -> None:
+    """Fill `deps.created` for these games, from their public GameCreated (entry `1-0`)."""
+    missing = [g for g in game_ids if g not in deps.created]
+    for start in range(0, len(missing), 500):
+        chunk = missing[start : start + 500]
+        pipe = deps.redis.pipeline(transaction=False)
+        for g in chunk:
+            pipe.xrange(deps.keys.public(g), min="1-0", max="1-0", count=1)
+        for g, entries in zip(chunk, await pipe.execute(), strict=True):
+            at = 0
+            if entries:
+                try:
+                    at = _recorded.decode(entries[0][1][b"data"]).recorded_at_ms
+                except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
+                    at = 0
+            deps.created[g] = at
+
+
+async def list_games(deps: Deps, title: str | None, status: str | None, limit: int, cursor: str | None) -> GameList:
+    after: tuple[int, str] | None = None
+    if cursor is not None:
+        parsed = CURSOR.fullmatch(cursor)
+        if parsed is None:
+            raise Problem(400, "invalid-parameter", "Invalid cursor", "pass the `next` of the previous page")
+        after = (-int(parsed.group(1)), parsed.group(2))
+    shards = await asyncio.gather(*(deps.redis.hgetall(deps.rm.games(s)) for s in range(deps.settings.shards)))
+    found: list[GameSummary] = []
+    for models in shards:
+        for raw in models.values():
+            try:
+                summary = _summary.decode(raw)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                continue
+            if (title is None or summary.game_type == title) and (status is None or summary.status == status):
+                found.append(summary)
+    await _created(deps, [s.game_id for s in found])
+    ordered = sorted(found, key=lambda s: (-deps.created.get(s.game_id, 0), s.game_id))
+    if after is not None:
+        ordered = [s for s in ordered if (-deps.created.get(s.game_id, 0), s.game_id) > after]
+    page = ordered[:limit]
+    games = [ListedGame(**msgspec.structs.asdict(s), created_at_ms=deps.created.get(s.game_id, 0)) for s in page]
+    more = len(ordered) > limit
+    last = games[-1] if games else None
+    return GameList(
+        games=games,
+        next=f"{last.created_at_ms}.{last.game_id}" if more and last else None,
+        total=len(found),
+    )
+
+
+def _state_of(agg: m.Match) -> PublicState:
+    built: dict[str, Any] = public_state(agg)
+    return msgspec.convert(built, PublicState)
+
+
+async def game_state(deps: Deps, game_id: str, version: int | None, min_version: int | None) -> PublicState:
+    if version is not None:
+        agg = await deps.games.at(game_id, version)
+        if agg is None:
+            raise no_such_game(game_id)
+        if agg.version < version:
+            raise Problem(
+                404, "no-such-version", "No such version", f"the game is at version {agg.version}", game_id=game_id
+            )
+        return _state_of(agg)
+    raw = await deps.redis.get(deps.rm.game(shard_of(game_id, deps.settings.shards), game_id))
+    if raw is not None:
+        try:
+            state = _state.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            state = None
+        if state is not None and (min_version is None or state.summary.version >= min_version):
+            return state
+    # No model yet (the projector lags, or is not running), or an older one than asked for.
+    current = await deps.games.current(game_id)
+    if current is None:
+        raise no_such_game(game_id)
+    return _state_of(current)

@@ -1,0 +1,164 @@
+"""What the gateway answers: msgspec structs, so Litestar encodes them and documents them in OpenAPI."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from contracts.outcome import CommandOutcome
+from contracts.protocol import Action
+from services.readmodel import GameSummary
+
+
+class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+    """The referee's verdict on a command (the token is never recorded)."""
+
+    command_id: str
+    command_type: str
+    game_id: str
+    status: Literal["accepted", "rejected"]
+    seat: int | None = None
+    authenticated: bool = False
+    expected_version: int | None = None
+    correlation_id: str | None = None
+    received_at_ms: int = 0
+    # The version the command was judged at, and the last version its events took.
+    judged_at_version: int = 0
+    to_version: int = 0
+    # For a refusal: the rule broken (docs/rules), its text, and what was wrong.
+    rule: str | None = None
+    text: str | None = None
+    detail: str | None = None
+    payload: Any = None
+
+    @classmethod
+    def of(cls, o: CommandOutcome) -> Outcome:
+        try:
+            payload = msgspec.json.decode(o.payload)
+        except msgspec.DecodeError:
+            payload = None
+        return cls(
+            command_id=o.command_id,
+            command_type=o.command_type,
+            game_id=o.game_id,
+            status="accepted" if o.status == "accepted" else "rejected",
+            seat=o.seat,
+            authenticated=o.authenticated,
+            expected_version=o.expected_version,
+            correlation_id=o.correlation_id,
+            received_at_ms=o.received_at_ms,
+            judged_at_version=o.judged_at_version,
+            to_version=o.to_version,
+            rule=o.rule,
+            text=o.text,
+            detail=o.detail,
+            payload=payload,
+        )
+
+
+class CommandResult(msgspec.Struct, frozen=True, kw_only=True):
+    """An accepted command: the game is now at `version`."""
+
+    game_id: str
+    command_id: str
+    version: int
+    outcome: Outcome
+
+
+class Created(msgspec.Struct, frozen=True, kw_only=True):
+    game_id: str
+    command_id: str
+    version: int
+    outcome: Outcome
+
+
+class Joined(msgspec.Struct, frozen=True, kw_only=True):
+    """The seat is yours: `token` is shown this once. Send it as `Authorization: Bearer <token>`."""
+
+    game_id: str
+    seat: int
+    token: str
+    command_id: str
+    version: int
+    outcome: Outcome
+
+
+class PublicState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A game as every spectator may see it: `view` is the game's `view(state, None)`; `seed` only
+    once the game is over (it is revealed then)."""
+
+    summary: GameSummary
+    view: dict[str, Any] | None = None
+    seed: str | None = None
+
+
+class ListedGame(GameSummary, frozen=True, kw_only=True):
+    # When GameCreated was recorded (epoch ms): the list is sorted on it, newest first.
+    created_at_ms: int = 0
+
+
+class GameList(msgspec.Struct, frozen=True, kw_only=True):
+    games: list[ListedGame]
+    # Pass as `cursor` for the next page; null on the last page.
+    next: str | None = None
+    # Games matching the filters, all pages together.
+    total: int = 0
+
+
+class EventItem(msgspec.Struct, frozen=True, kw_only=True):
+    """A public event (EventEnvelope, payload without secrets) or a CommandRejected record;
+    `cursor` is its stream entry id (`<version>-<n>`): pass it as `after` to read what follows."""
+
+    cursor: str
+    event: dict[str, Any]
+
+
+class EventPage(msgspec.Struct, frozen=True, kw_only=True):
+    events: list[EventItem]
+    # The cursor of the last event returned (or the `after` given, when there was none).
+    next: str | None = None
+
+
+class SeatView(msgspec.Struct, frozen=True, kw_only=True):
+    """What one seat may see now, and what it may do (`legal_actions` when it is to act)."""
+
+    game_id: str
+    seat: int
+    version: int
+    status: str
+    to_act: list[int]
+    view: dict[str, Any] | None = None
+    legal_actions: list[Action] = []
+
+
+class RuleText(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    text: str
+    # The rules document that states it, relative to the repository root.
+    doc: str
+
+
+class AuditReport(msgspec.Struct, frozen=True, kw_only=True):
+    """`services.history.audit` of one command, plus the text of the rule a refusal cites."""
+
+    game_id: str
+    command: dict[str, Any]
+    verdict: dict[str, Any]
+    state_before: dict[str, Any]
+    legal_actions: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    rule: RuleText | None = None
+
+
+class BotQueued(msgspec.Struct, frozen=True, kw_only=True):
+    """The bot runner was asked to join `seat`; watch the game (or its events) for its SeatJoined."""
+
+    game_id: str
+    seat: int
+    kind: str
+    name: str
+
+
+class Status(msgspec.Struct, frozen=True, kw_only=True):
+    status: str
