@@ -21,6 +21,8 @@ RUN pip wheel --wheel-dir /wheels .
 
 FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+# /livez, /readyz and /metrics (DICESTREAM_HEALTH_ADDR) must be reachable from outside the container.
+ENV DICESTREAM_HEALTH_ADDR=0.0.0.0:9100
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
     pip install --no-index --find-links=/wheels dicestream \
  && groupadd --system --gid 10001 dicestream \
@@ -29,4 +31,5 @@ RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
 USER 10001:10001
 WORKDIR /app
 ENTRYPOINT ["dicestream"]
+EXPOSE 9100 8080
 CMD ["serve", "referee"]

@@ -74,6 +74,10 @@ class Leases:
         self.live = 0
         self.last_ok: float | None = None
         self._draining: set[int] = set()
+        # Set by release_all: from then on the lease loop's ticks do nothing, so that no renewal
+        # re-assigns shards during the drain or takes back what the leaving tick released.
+        self._leaving = False
+        self._tick_lock = asyncio.Lock()
         self._script = client.register_script(_TICK)
 
     def listen(self, listener: Listener) -> None:
@@ -107,6 +111,12 @@ class Leases:
             await asyncio.sleep(self.tick_s)
 
     async def tick(self, leaving: bool = False) -> None:
+        async with self._tick_lock:  # one tick at a time: the lease loop's, or release_all's
+            if self._leaving and not leaving:
+                return
+            await self._tick(leaving)
+
+    async def _tick(self, leaving: bool) -> None:
         busy = set().union(*(listener.active() for listener in self.listeners)) if self.listeners else set()
         drained = {s for s in self._draining if s not in busy}
         reply = await self._script(
@@ -147,7 +157,10 @@ class Leases:
             self._assign(set())
 
     async def release_all(self, timeout_s: float = 15.0) -> None:
-        """Graceful stop: stop reading, let in-flight work finish, give every lease back at once."""
+        """Graceful stop: stop reading, let in-flight work finish, give every lease back at once.
+        The leases are not renewed meanwhile: a drain longer than the TTL lets them lapse (others
+        then take the shards over; the log's expected-version guard covers the overlap)."""
+        self._leaving = True
         self._assign(set())
         deadline = time.monotonic() + timeout_s
         while any(listener.active() for listener in self.listeners) and time.monotonic() < deadline:
