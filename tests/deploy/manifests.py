@@ -34,26 +34,9 @@ OPTIONAL = DEPLOY / "optional"
 # and a recent one. Both ship with kubernetes-validate.
 K8S_VERSIONS = ("1.30.0", "1.34.0")
 
-# The gateway (`dicestream serve gateway`, DICESTREAM_HTTP_ADDR) is built on its own branch. Until
-# that is merged, its service name and variables are accepted here exactly as that branch declares
-# them in services/config.py, and only while `gateway` is not in dicestream.runtime.SERVICES:
-# after the merge, ENV_VARS and SERVICES are the only source again.
 GATEWAY = "gateway"
-GATEWAY_PENDING = GATEWAY not in SERVICES
-GATEWAY_ENV = {
-    "DICESTREAM_HTTP_ADDR",
-    "DICESTREAM_GATEWAY_ID",
-    "DICESTREAM_CORS_ORIGINS",
-    "DICESTREAM_RATE_LIMIT",
-    "DICESTREAM_CLIENT_RATE_LIMIT",
-    "DICESTREAM_MAX_BODY_BYTES",
-    "DICESTREAM_COMMAND_TIMEOUT_S",
-    "DICESTREAM_GATEWAY_MAX_STREAMS",
-    "DICESTREAM_GATEWAY_MAX_SUBSCRIBERS",
-    "DICESTREAM_FORWARDED_ALLOW_IPS",
-}
-KNOWN_SERVICES: tuple[str, ...] = (*SERVICES, GATEWAY) if GATEWAY_PENDING else tuple(SERVICES)
-KNOWN_ENV: set[str] = set(ENV_VARS) | (GATEWAY_ENV if GATEWAY_PENDING else set())
+KNOWN_SERVICES: tuple[str, ...] = tuple(SERVICES)
+KNOWN_ENV: set[str] = set(ENV_VARS)
 
 # Variables of the Redis containers (not dicestream's): redis-cli's password for the probes.
 REDIS_CONTAINER_ENV = {"REDISCLI_AUTH"}

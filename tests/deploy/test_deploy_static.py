@@ -31,7 +31,7 @@ import yaml
 
 from dicestream.cli import app
 from dicestream.runtime import SERVICES
-from services.config import ENV_VARS, Settings, from_env
+from services.config import Settings, from_env
 from tests.deploy import manifests as m
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,16 +130,6 @@ def test_check_cli_rejects_what_the_cli_rejects() -> None:
     for bad in (["serve", "nosuch"], ["serve"], ["demo", "--nosuch"], ["launch"]):
         with pytest.raises((AssertionError, CLI_USAGE_ERROR)):
             check_cli(bad)
-
-
-def test_gateway_allowance_lasts_only_until_the_gateway_is_merged() -> None:
-    # The gateway's service name and variables are accepted before its branch is merged, exactly as
-    # that branch declares them; once `gateway` is a service, only ENV_VARS counts.
-    if m.GATEWAY_PENDING:
-        assert "DICESTREAM_HTTP_ADDR" not in ENV_VARS, "gateway variables in ENV_VARS but no gateway service"
-    else:
-        assert set(ENV_VARS) == m.KNOWN_ENV and tuple(SERVICES) == m.KNOWN_SERVICES
-        assert set(ENV_VARS) >= m.GATEWAY_ENV, f"not in ENV_VARS: {sorted(m.GATEWAY_ENV - set(ENV_VARS))}"
 
 
 # --- docker-compose.yml ---------------------------------------------------------------------
