@@ -36,6 +36,7 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy)",
     "DICESTREAM_DATA": "CLI: directory of the embedded Redis's data (default ./.dicestream)",
     "DICESTREAM_TOKEN": "CLI `send`: the seat token, instead of --token",
+    "DICESTREAM_DEBUG": "CLI: 1 shows the traceback of a failure instead of its one line (as --debug)",
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
 

@@ -74,6 +74,7 @@ class Leases:
         self.live = 0
         self.last_ok: float | None = None
         self._draining: set[int] = set()
+        self._leaving = False  # release_all: read nothing more, whatever a tick in flight says
         self._script = client.register_script(_TICK)
 
     def listen(self, listener: Listener) -> None:
@@ -81,7 +82,9 @@ class Leases:
 
     @property
     def owned(self) -> set[int]:
-        """Shards this process reads: held and not being drained."""
+        """Shards this process reads: held and not being drained (none once it is leaving)."""
+        if self._leaving:
+            return set()
         return set(self.static) if self.static else self.held - self._draining
 
     def ready(self) -> bool:
@@ -148,6 +151,9 @@ class Leases:
 
     async def release_all(self, timeout_s: float = 15.0) -> None:
         """Graceful stop: stop reading, let in-flight work finish, give every lease back at once."""
+        # The lease loop may still tick meanwhile: without this it would hand the shards back to
+        # the readers, which would take them over again and never drain.
+        self._leaving = True
         self._assign(set())
         deadline = time.monotonic() + timeout_s
         while any(listener.active() for listener in self.listeners) and time.monotonic() < deadline:
