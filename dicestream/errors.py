@@ -33,6 +33,7 @@ class Code(IntEnum):
     REDIS = 3  # Redis unreachable, timing out or refusing; no referee answering in time
     NOT_FOUND = 4  # no such game, dead letter or command
     INTERNAL = 70  # anything else: a bug (run again with --debug for the traceback)
+    INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it
 
 
 EPILOG = "\n".join(
@@ -45,6 +46,7 @@ EPILOG = "\n".join(
         "  3  Redis unreachable or timed out (the line names the URL), or no referee answered in time",
         "  4  not found: no such game, dead letter or command",
         "  70 unexpected error (a bug)",
+        "  130 interrupted (Ctrl-C)",
         "A failure prints one line on stderr, `dicestream: ...`; --debug (or DICESTREAM_DEBUG=1) shows"
         " the traceback instead. --json prints results as JSON on stdout (docs/cli.md).",
     ]
@@ -172,6 +174,9 @@ class Group(TyperGroup):
             raise  # typer's own: usage errors (2), typer.Exit(n), Ctrl-C
         except BrokenPipeError:
             _stdout_gone()
+        except KeyboardInterrupt:
+            # Ctrl-C of `watch` or `tournament` is how a user stops them, not a failure to explain.
+            raise typer.Exit(int(Code.INTERRUPTED)) from None
         except Exception as exc:
             if debugging():
                 raise

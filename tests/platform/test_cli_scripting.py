@@ -5,6 +5,7 @@ cluster)."""
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import time
@@ -220,3 +221,37 @@ def test_tournament_and_demo_print_json(env: dict[str, str]) -> None:
     demo = json_of(env, "demo", "--titles", "mechanica", "--players", "1", "--json", timeout=180)
     [game] = demo["games"]
     assert game["game_id"].startswith("mechanica-") and len(game["scores"]) == 1
+
+
+def test_a_closed_pipe_and_ctrl_c_end_quietly(env: dict[str, str], redis_url: str, prefix: str) -> None:
+    client = sync_client(redis_url)
+    try:
+        pipe = client.pipeline()
+        event = {"type": "lifecycle.GameCreated", "game_id": "piped", "version": 1, "event_id": "e", "payload": {}}
+        for _ in range(3000):
+            pipe.xadd(f"{prefix}:game:{{piped}}:public", {"data": json.dumps(event)})
+        pipe.execute()
+    finally:
+        client.close()
+    # `dicestream watch piped --json | head -1`: the reader leaves, the writer ends with 0, silently.
+    proc = subprocess.Popen(
+        [*CLI, "watch", "piped", "--json", "--no-follow"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert json.loads(proc.stdout.readline())["game_id"] == "piped"
+    proc.stdout.close()
+    assert proc.wait(30) == 0
+    assert proc.stderr.read() == ""
+    # Ctrl-C stops a follow: 130, as shells report it, and no "Aborted!" or traceback.
+    proc = subprocess.Popen(
+        [*CLI, "watch", "piped"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(30) == Code.INTERRUPTED
+    assert proc.stderr.read() == ""
