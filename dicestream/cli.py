@@ -22,40 +22,74 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.registry import command_type
 from contracts.schema import documents, render
+from dicestream import errors, ops
+from dicestream.errors import InputError, NotFound, Refused, Unreachable
 from dicestream.gateway_cli import gateway_app
 from dicestream.loop import run as run_loop
 from services import logs
 from services.client import Client
-from services.config import ConfigError, Settings, from_env
-from services.eventstore.keys import Keys
+from services.config import Settings, from_env
+from services.eventstore.keys import Keys, valid_game_id
 from services.redis_conn import connect
 from services.redis_server import EmbeddedRedis, resolve_url
 
-app = typer.Typer(help="Event-sourced board game referee over Redis Streams.", no_args_is_help=True)
+app = typer.Typer(
+    help="Event-sourced board game referee over Redis Streams.",
+    no_args_is_help=True,
+    # Exit codes and one-line errors for every command (dicestream/errors.py).
+    cls=errors.Group,
+    epilog=errors.EPILOG,
+    pretty_exceptions_show_locals=False,
+)
 projector_app = typer.Typer(help="Read models.", no_args_is_help=True)
 app.add_typer(projector_app, name="projector")
 app.add_typer(gateway_app, name="gateway")
+app.add_typer(ops.dead_app, name="dead")
+app.command()(ops.status)
 console = Console()
 DATA_DIR = Path(os.environ.get("DICESTREAM_DATA", ".dicestream"))
+Json = Annotated[bool, typer.Option("--json", help="print the result as JSON (docs/cli.md)")]
+
+
+@app.callback()
+def _options(
+    debug: Annotated[
+        bool, typer.Option("--debug", envvar="DICESTREAM_DEBUG", help="show the traceback of a failure")
+    ] = False,
+) -> None:
+    errors.set_debug(debug)
 
 
 def _settings() -> Settings:
-    try:
-        return from_env()
-    except ConfigError as exc:
-        console.print(f"[red]configuration:[/] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2) from None
+    return from_env()  # a ConfigError exits 2 with its one line (dicestream/errors.py)
 
 
 def _setup(quiet: bool = False) -> tuple[Settings, str, EmbeddedRedis | None]:
     settings = _settings()
     logs.configure("warning" if quiet else settings.log_level, settings.log_format)
     url, server = resolve_url(settings.redis_url, DATA_DIR / "redis")
+    errors.using(url)
     if server is not None:
-        console.print(
+        # On stderr: stdout is for results (--json).
+        Console(stderr=True).print(
             f"[dim]No Redis configured or answering: started an embedded one at {url} (data in {server.dir}).[/]"
         )
     return settings, url, server
+
+
+def _game_id(game_id: str) -> str:
+    if not valid_game_id(game_id):
+        raise InputError(f"bad game id {game_id!r}: letters, digits, '_', '.', '-', at most 100, no braces")
+    return game_id
+
+
+def _titles(names: list[str]) -> list[str]:
+    from games.catalog import GAMES
+
+    unknown = [t for t in names if t not in GAMES]
+    if unknown:
+        raise InputError(f"unknown game type {', '.join(map(repr, unknown))}; known: {', '.join(GAMES)}")
+    return names
 
 
 def _run(coro: Any) -> Any:
@@ -81,11 +115,11 @@ def serve(name: Annotated[str, typer.Argument(help="referee | projector | turns 
     settings = _settings()
     logs.configure(settings.log_level, settings.log_format)
     if not settings.redis_url:
-        console.print(
-            "[red]REDIS_URL is not set:[/] `serve` needs the Redis (or any Redis Cluster node) to use, "
+        raise InputError(
+            "REDIS_URL is not set: `serve` needs the Redis (or any Redis Cluster node) to use, "
             "e.g. REDIS_URL=redis://user:password@redis:6379/0"
         )
-        raise typer.Exit(2)
+    errors.using(settings.redis_url)
     if _run(_serve(settings, settings.redis_url, (name,))):
         raise typer.Exit(1)
 
@@ -126,21 +160,46 @@ def demo(
     players: Annotated[str, typer.Option(help="player counts, cycled over all the games")] = "2,3,4",
     bots: Annotated[str, typer.Option(help="bot kinds, cycled over the seats")] = "greedy,random",
     titles: Annotated[str, typer.Option(help="game types, comma-separated (default: every game)")] = "",
+    as_json: Json = False,
 ) -> None:
     """Start everything, play full games of every title between reference bots over the bus, show scores."""
     from games.catalog import GAMES
 
+    names = _titles([t for t in titles.split(",") if t] or list(GAMES))
+    counts, kinds = _counts(players), _bots(bots, names)
     settings, url, _server = _setup(quiet=True)
-    names = [t for t in titles.split(",") if t] or list(GAMES)
-    unknown = [t for t in names if t not in GAMES]
-    if unknown:
-        raise typer.BadParameter(f"unknown game {', '.join(unknown)}; known: {', '.join(GAMES)}")
-    counts = [int(p) for p in players.split(",")]
-    _run(_demo(settings, url, names, games, counts, bots.split(",")))
+    _run(_demo(settings, url, names, games, counts, kinds, as_json))
+
+
+def _counts(players: str) -> list[int]:
+    try:
+        return [int(p) for p in players.split(",")]
+    except ValueError:
+        raise InputError(f"--players {players!r}: expected player counts like 2,3,4") from None
+
+
+def _bots(bots: str, titles: list[str]) -> list[str]:
+    from services.bots import _kinds
+
+    kinds = [b.strip() for b in bots.split(",") if b.strip()]
+    if not kinds:
+        raise InputError("--bots: give at least one bot kind, e.g. greedy,random")
+    for title in titles:
+        known = _kinds(title)
+        unknown = [b for b in kinds if b not in known]
+        if unknown:
+            raise InputError(f"no bot {', '.join(map(repr, unknown))} for {title}; known: {', '.join(known)}")
+    return kinds
 
 
 async def _demo(
-    settings: Settings, url: str, titles: list[str], games: int, counts: list[int], kinds: list[str]
+    settings: Settings,
+    url: str,
+    titles: list[str],
+    games: int,
+    counts: list[int],
+    kinds: list[str],
+    as_json: bool = False,
 ) -> None:
     from dicestream.runtime import running
     from games.catalog import GAMES
@@ -149,13 +208,15 @@ async def _demo(
     for col in ("game", "seats", "scores", "winners", "events"):
         table.add_column(col)
     first = ""
+    played: list[Any] = []
     async with running(settings, url) as run:
         for k, title in enumerate(titles):
             rules = GAMES[title]
             # Cycle the counts over all games, skipping what a title does not take.
             mine = [n for n in counts if rules.min_players <= n <= rules.max_players] or [rules.min_players]
             mine = mine[k % len(mine) :] + mine[: k % len(mine)]
-            _, records = await _tournament(run, settings, title, kinds, games, mine, f"playing {title}")
+            _, records = await _tournament(run, settings, title, kinds, games, mine, f"playing {title}", as_json)
+            played += records
             for r in records:
                 table.add_row(
                     r.game_id,
@@ -165,6 +226,9 @@ async def _demo(
                     str(r.version),
                 )
             first = first or records[0].game_id
+    if as_json:
+        errors.emit({"games": played})
+        return
     console.print(table)
     console.print(
         f"Replay a game with [bold]dicestream replay {first}[/], check it with "
@@ -173,16 +237,30 @@ async def _demo(
 
 
 async def _play(
-    settings: Settings, url: str, game_type: str, bots: list[str], games: int, players: list[int], title: str
+    settings: Settings,
+    url: str,
+    game_type: str,
+    bots: list[str],
+    games: int,
+    players: list[int],
+    title: str,
+    quiet: bool = False,
 ) -> Any:
     from dicestream.runtime import running
 
     async with running(settings, url) as run:
-        return await _tournament(run, settings, game_type, bots, games, players, title)
+        return await _tournament(run, settings, game_type, bots, games, players, title, quiet)
 
 
 async def _tournament(
-    run: Any, settings: Settings, game_type: str, bots: list[str], games: int, players: list[int], title: str
+    run: Any,
+    settings: Settings,
+    game_type: str,
+    bots: list[str],
+    games: int,
+    players: list[int],
+    title: str,
+    quiet: bool = False,
 ) -> Any:
     from services.eventstore.redis_store import RedisEventStore
     from services.tournament import tournament
@@ -190,7 +268,12 @@ async def _tournament(
     client = Client(run.client(), Keys(settings.prefix), settings.shards)
     started = time.monotonic()
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,  # --json: stdout is for the document
     ) as progress:
         task = progress.add_task(title, total=games)
         result = await tournament(
@@ -203,7 +286,8 @@ async def _tournament(
             players=players,
             progress=lambda done: progress.update(task, completed=done),
         )
-    console.print(f"{games} {game_type} games in {time.monotonic() - started:.1f} s")
+    if not quiet:
+        console.print(f"{games} {game_type} games in {time.monotonic() - started:.1f} s")
     await client.close()
     return result
 
@@ -214,12 +298,18 @@ def tournament(
     bots: Annotated[str, typer.Option(help="bot kinds, comma-separated")] = "greedy,random",
     games: Annotated[int, typer.Option(help="number of games")] = 20,
     players: Annotated[str, typer.Option(help="player counts, cycled")] = "2",
+    as_json: Json = False,
 ) -> None:
     """Play N games between bot kinds over the bus (seats rotated) and print a results table."""
+    _titles([game])
+    kinds, counts = _bots(bots, [game]), _counts(players)
     settings, url, _ = _setup(quiet=True)
-    standings, _records = _run(
-        _play(settings, url, game, bots.split(","), games, [int(p) for p in players.split(",")], f"{game} tournament")
-    )
+    started = time.monotonic()
+    standings, records = _run(_play(settings, url, game, kinds, games, counts, f"{game} tournament", as_json))
+    if as_json:
+        seconds = round(time.monotonic() - started, 3)
+        errors.emit({"game": game, "games": games, "seconds": seconds, "standings": standings, "records": records})
+        return
     table = Table(title=f"{game}: {games} games")
     for col in ("bot", "games", "wins", "win rate", "mean score", "win rate by seat", "refused", "timed out"):
         table.add_column(col)
@@ -245,17 +335,25 @@ def new(
     players: Annotated[int, typer.Option()] = 2,
     game_id: Annotated[str | None, typer.Option()] = None,
     move_timeout: Annotated[float | None, typer.Option(help="seconds per decision")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the reply as one JSON line")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the reply and the game id as one JSON line")] = False,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the referee's answer")] = 10.0,
 ) -> None:
-    """Create a game and print its id (needs a running referee: `dicestream up`)."""
+    """Create a game and print its id (needs a running referee: `dicestream up`).
+
+    Exits 1 when the referee refuses it; 2 for an unknown game type or a bad game id, before
+    sending anything; 3 when no referee answers within --timeout."""
+    _titles([game_type])
+    gid = _game_id(game_id) if game_id is not None else uuid.uuid4().hex[:12]
     settings, url, _ = _setup(quiet=True)
-    gid = game_id or uuid.uuid4().hex[:12]
-    reply = _run(
-        _call(settings, url, gid, lc.CreateGame(game_type=game_type, num_players=players, move_timeout_s=move_timeout))
-    )
-    _print_reply(reply, as_json)
-    if not as_json:
-        console.print(f"game id: [bold]{gid}[/]")
+    create = lc.CreateGame(game_type=game_type, num_players=players, move_timeout_s=move_timeout)
+    reply = _run(_call(settings, url, gid, create, timeout_s=timeout))
+    if as_json:
+        errors.emit({"game_id": gid, **msgspec.json.decode(msgspec.json.encode(reply))})
+    else:
+        _print_reply(reply)
+        if reply.outcome.status == "accepted":
+            console.print(f"game id: [bold]{gid}[/]")
+    _refused(reply)
 
 
 @app.command()
@@ -267,26 +365,50 @@ def send(
     token: Annotated[str | None, typer.Option(envvar="DICESTREAM_TOKEN")] = None,
     expected_version: Annotated[int | None, typer.Option()] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the reply as one JSON line")] = False,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the referee's answer")] = 10.0,
 ) -> None:
-    """Send one command and print its outcome (and the seat token for JoinSeat)."""
-    settings, url, _ = _setup(quiet=True)
+    """Send one command and print its outcome (and the seat token for JoinSeat).
+
+    Exits 1 when the referee refuses it; 2 for an unknown type, a payload that is not that type's
+    JSON or a bad game id; 3 when no referee answers within --timeout."""
+    _game_id(game_id)
     cls = command_type(command)
     if cls is None:
-        raise typer.BadParameter(f"unknown command type {command!r}")
+        raise InputError(f"unknown command type {command!r} (e.g. lifecycle.JoinSeat, sentient.Pass)")
     try:
         body = msgspec.json.decode(payload.encode(), type=cls)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise typer.BadParameter(f"payload: {exc}") from exc
-    reply = _run(_call(settings, url, game_id, body, seat=seat, token=token, expected_version=expected_version))
+        raise InputError(f"payload of {command}: {exc}") from None
+    settings, url, _ = _setup(quiet=True)
+    reply = _run(
+        _call(
+            settings, url, game_id, body, seat=seat, token=token, expected_version=expected_version, timeout_s=timeout
+        )
+    )
     _print_reply(reply, as_json)
+    _refused(reply)
 
 
-async def _call(settings: Settings, url: str, game_id: str, payload: msgspec.Struct, **kw: Any) -> Any:
-    client = Client(connect(url), Keys(settings.prefix), settings.shards)
+async def _call(
+    settings: Settings, url: str, game_id: str, payload: msgspec.Struct, timeout_s: float = 10.0, **kw: Any
+) -> Any:
+    client = Client(connect(url), Keys(settings.prefix), settings.shards)  # type: ignore[arg-type]
     try:
-        return await client.call(game_id, payload, timeout_s=10, **kw)
+        return await client.call(game_id, payload, timeout_s=timeout_s, **kw)
+    except TimeoutError:
+        raise Unreachable(
+            f"no answer from a referee within {timeout_s:g} s on {errors.shown_url(url)} "
+            "(is one running for this prefix and shard count? dicestream status)"
+        ) from None
     finally:
         await client.close()
+
+
+def _refused(reply: Any) -> None:
+    """Exit 1, with one line, when the referee refused the command."""
+    o = reply.outcome
+    if o.status != "accepted":
+        raise Refused(f"{o.command_type} {o.status}: {o.rule}: {o.text}")
 
 
 def _print_reply(reply: Any, as_json: bool = False) -> None:
@@ -308,18 +430,31 @@ def watch(
     game_id: str,
     follow: Annotated[bool, typer.Option(help="keep waiting for new events")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="each event envelope whole, one JSON line each")] = False,
+    wait: Annotated[bool, typer.Option(help="wait for a game that does not exist yet (default: exit 4)")] = False,
 ) -> None:
-    """Tail a game's public stream (what every audience may see)."""
+    """Tail a game's public stream (what every audience may see).
+
+    Exits 4 at once for a game that does not exist, unless --wait."""
+    _game_id(game_id)
     settings, url, _ = _setup(quiet=True)
-    _run(_watch(settings, url, game_id, follow, as_json))
+    _run(_watch(settings, url, game_id, follow, as_json, wait))
 
 
-async def _watch(settings: Settings, url: str, game_id: str, follow: bool, as_json: bool = False) -> None:
+async def _watch(
+    settings: Settings, url: str, game_id: str, follow: bool, as_json: bool = False, wait: bool = False
+) -> None:
     client = connect(url)
     stream = Keys(settings.prefix).public(game_id)
     last = "0-0"
+    while not await client.exists(stream):
+        if not wait:
+            await client.aclose()
+            raise NotFound(
+                f"no game {game_id!r} in {errors.shown_url(url)} (prefix {settings.prefix}); --wait waits for it"
+            )
+        await asyncio.sleep(0.2)
     while True:
-        got = await client.xread({stream: last}, count=200, block=1000 if follow else None)
+        got: Any = await client.xread({stream: last}, count=200, block=1000 if follow else None)
         if not got:
             if not follow:
                 break
@@ -344,12 +479,17 @@ async def _watch(settings: Settings, url: str, game_id: str, follow: bool, as_js
 
 
 @app.command()
-def schema(out: Annotated[Path, typer.Option(help="directory to write")] = Path("schema")) -> None:
+def schema(
+    out: Annotated[Path, typer.Option(help="directory to write")] = Path("schema"), as_json: Json = False
+) -> None:
     """Write the JSON Schema of every command, event and protocol message."""
     for name, doc in documents().items():
         path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(render(doc))
+    if as_json:
+        errors.emit({"out": str(out), "documents": sorted(documents())})
+        return
     console.print(f"wrote {len(documents())} schema documents to {out}/")
 
 
@@ -363,17 +503,26 @@ async def _history(settings: Settings, url: str, game_id: str) -> Any:
     finally:
         await client.aclose()
     if not hist.events:
-        raise typer.BadParameter(f"no game {game_id!r} in {url} (prefix {settings.prefix})")
+        raise NotFound(f"no game {game_id!r} in {errors.shown_url(url)} (prefix {settings.prefix})")
     return hist
+
+
+def _parse_export(path: Path) -> Any:
+    from services import history
+
+    try:
+        return history.parse_export(path.read_bytes().splitlines())
+    except ValueError as exc:
+        raise InputError(f"{path}: not a dicestream game file: {exc}") from None
 
 
 def _source(target: str) -> Any:
     """A game from an export file (no Redis needed) or, failing that, from Redis by id."""
-    from services import history
-
     path = Path(target)
     if path.is_file():
-        return history.parse_export(path.read_bytes().splitlines())[1]
+        return _parse_export(path)[1]
+    if not valid_game_id(target):
+        raise InputError(f"{target!r} is neither a file nor a valid game id")
     settings, url, _ = _setup(quiet=True)
     return _run(_history(settings, url, target))
 
@@ -408,6 +557,7 @@ def export_game(
     allow_running: Annotated[
         bool, typer.Option(help="export a game not over yet (the file holds its secrets)")
     ] = False,
+    as_json: Json = False,
 ) -> None:
     """Write a game, with every event and command outcome, as a self-contained JSON Lines file.
 
@@ -415,13 +565,25 @@ def export_game(
     are revealed anyway; a running game's export is refused unless --allow-running."""
     from services import history
 
+    _game_id(game_id)
     settings, url, _ = _setup(quiet=True)
     hist = _run(_history(settings, url, game_id))
     if not allow_running and history.fold(hist).status != "over":
-        raise typer.BadParameter(f"{game_id} is not over: its export would reveal its seed and deck order")
+        raise Refused(f"{game_id} is not over: its export would reveal its seed and deck order (--allow-running)")
     lines = history.export_lines(hist)
     path = out or Path(f"{game_id}.jsonl")
     path.write_bytes(b"\n".join(lines) + b"\n")
+    if as_json:
+        errors.emit(
+            {
+                "path": str(path),
+                "game_id": game_id,
+                "records": len(lines) - 1,
+                "events": len(hist.events),
+                "commands": len(hist.outcomes),
+            }
+        )
+        return
     console.print(f"wrote {len(lines) - 1} records to {path}")
 
 
@@ -429,13 +591,18 @@ def export_game(
 def import_game(
     file: Path,
     game_id: Annotated[str | None, typer.Option(help="new id (default: the file's, suffixed -imported)")] = None,
+    as_json: Json = False,
 ) -> None:
-    """Append an exported game to this installation as a new game with the same history."""
+    """Append an exported game to this installation as a new game with the same history.
+
+    Exits 1 when the installation refuses it (a game with that id exists), 2 for a bad file."""
     from services import history
     from services.eventstore.redis_store import RedisEventStore
 
-    header, hist = history.parse_export(file.read_bytes().splitlines())
-    new_id = game_id or f"{header.game_id}-imported"
+    if not file.is_file():
+        raise InputError(f"{file}: no such file")
+    header, hist = _parse_export(file)
+    new_id = _game_id(game_id or f"{header.game_id}-imported")
     settings, url, _ = _setup(quiet=True)
 
     async def go() -> int:
@@ -443,18 +610,31 @@ def import_game(
         try:
             store = RedisEventStore(client, Keys(settings.prefix))
             return await history.import_history(store, history.rebase(hist, new_id))
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
         finally:
             await client.aclose()
 
-    console.print(f"imported {_run(go())} events as game [bold]{new_id}[/]")
+    events = _run(go())
+    if as_json:
+        errors.emit({"game_id": new_id, "events": events, "file": str(file)})
+        return
+    console.print(f"imported {events} events as game [bold]{new_id}[/]")
 
 
 @app.command()
-def verify(target: Annotated[str, typer.Argument(help="game id, or an export file")]) -> None:
-    """Check a log: well formed, every event re-derived from its command and the seed, result right."""
+def verify(target: Annotated[str, typer.Argument(help="game id, or an export file")], as_json: Json = False) -> None:
+    """Check a log: well formed, every event re-derived from its command and the seed, result right.
+
+    Exits 1 on FAIL, 4 for a game that does not exist."""
     from services import history
 
     verdict = history.verify(_source(target))
+    if as_json:
+        errors.emit({"ok": verdict.ok, **msgspec.to_builtins(verdict)})
+        if not verdict.ok:
+            raise typer.Exit(1)
+        return
     if verdict.ok:
         seed = (
             "the revealed seed matches its commitment and reproduces every roll and shuffle"
@@ -480,12 +660,12 @@ def audit(
     from services import history
 
     if (version is None) == (command is None):
-        raise typer.BadParameter("give exactly one of --version or --command")
+        raise InputError("give exactly one of --version or --command")
     hist = _source(target)
     try:
         report = history.audit(hist, history.find_outcome(hist, version, command), rejudge)
     except LookupError as exc:
-        raise typer.BadParameter(str(exc)) from exc
+        raise NotFound(f"{exc} in game {hist.game_id}") from None
     if as_json:
         sys.stdout.write(msgspec.json.encode(report).decode() + "\n")
         return
@@ -501,7 +681,7 @@ def audit(
 
 
 @projector_app.command("rebuild")
-def projector_rebuild() -> None:
+def projector_rebuild(as_json: Json = False) -> None:
     """Drop the read models and rebuild them from every game's log."""
     settings, url, _ = _setup(quiet=True)
 
@@ -510,7 +690,11 @@ def projector_rebuild() -> None:
 
         client = connect(url)
         with Progress(
-            TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+            TextColumn("{task.description}"),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            disable=as_json,
         ) as progress:
             task = progress.add_task("rebuilding read models, games", total=None)
             n = await Projector(client, Keys(settings.prefix), settings.shards).rebuild_all(
@@ -519,7 +703,11 @@ def projector_rebuild() -> None:
         await client.aclose()
         return n
 
-    console.print(f"rebuilt read models of {_run(go())} games")
+    rebuilt = _run(go())
+    if as_json:
+        errors.emit({"games": rebuilt})
+        return
+    console.print(f"rebuilt read models of {rebuilt} games")
 
 
 @app.command()
@@ -539,4 +727,4 @@ def main() -> None:  # pragma: no cover - entry point
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

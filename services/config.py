@@ -46,6 +46,7 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_GATEWAY_MAX_STREAMS": "gateway: streams followed at once, one blocking Redis read each (default 500)",
     "DICESTREAM_GATEWAY_MAX_SUBSCRIBERS": "gateway: WebSocket and SSE subscribers at once (default 5000)",
     "DICESTREAM_FORWARDED_ALLOW_IPS": "gateway: proxies trusted for X-Forwarded-For, comma-separated (default none)",
+    "DICESTREAM_DEBUG": "CLI: 1 shows the traceback of a failure instead of its one line (as --debug)",
 }
 LOG_LEVELS = ("debug", "info", "warning", "error")
 

@@ -85,7 +85,9 @@ class Leases:
 
     @property
     def owned(self) -> set[int]:
-        """Shards this process reads: held and not being drained."""
+        """Shards this process reads: held and not being drained (none once it is leaving)."""
+        if self._leaving:
+            return set()
         return set(self.static) if self.static else self.held - self._draining
 
     def ready(self) -> bool:

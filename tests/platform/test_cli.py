@@ -37,9 +37,9 @@ def env(redis_url: str, prefix: str, tmp_path: Path) -> dict[str, str]:
     }
 
 
-def cli(env: dict[str, str], *args: str, timeout: float = 60) -> str:
+def cli(env: dict[str, str], *args: str, timeout: float = 60, code: int = 0) -> str:
     done = subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"dicestream {' '.join(args)}:\n{done.stdout}\n{done.stderr[-3000:]}"
+    assert done.returncode == code, f"dicestream {' '.join(args)}:\n{done.stdout}\n{done.stderr[-3000:]}"
     return done.stdout
 
 
@@ -83,8 +83,9 @@ def test_new_send_watch_and_rebuild_a_game_from_the_command_line(
         # The token line is longer than 80 columns and still one line a script can cut.
         [token] = re.findall(r"seat token \(keep it secret\): ([0-9a-f]{64})$", out, re.M)
         tokens.append(token)
+    # A refusal exits 1 (its JSON still on stdout).
     refused = json.loads(
-        cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0", "--token", tokens[1], "--json")
+        cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0", "--token", tokens[1], "--json", code=1)
     )
     assert (refused["outcome"]["status"], refused["outcome"]["rule"]) == ("rejected", "GAME-AUTH")
     started = json.loads(
@@ -93,7 +94,7 @@ def test_new_send_watch_and_rebuild_a_game_from_the_command_line(
     assert started["outcome"]["status"] == "accepted" and started["token"] is None
     # A seat's refusal is public; the forged one above (anyone can send it) is not.
     again = json.loads(
-        cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0", "--token", tokens[0], "--json")
+        cli(env, "send", "cli-game", "lifecycle.StartGame", "--seat", "0", "--token", tokens[0], "--json", code=1)
     )
     assert again["outcome"]["rule"] == "GAME-NOT-OPEN"
 
