@@ -101,7 +101,7 @@ def detect_cluster(url: str) -> bool:
     if url not in _detected:
         probe = redis.Redis.from_url(url, socket_connect_timeout=5.0, socket_timeout=5.0)
         try:
-            _detected[url] = probe.execute_command("CLUSTER INFO")["cluster_state"] is not None
+            _detected[url] = probe.execute_command("CLUSTER INFO")["cluster_state"] is not None  # type: ignore[no-untyped-call]
         except redis.exceptions.NoPermissionError:
             _detected[url] = _cluster_by_info(probe)
         except redis.exceptions.ResponseError:

@@ -23,6 +23,7 @@ from services.gateway.deps import Deps
 from services.gateway.problems import EXCEPTION_HANDLERS
 from services.gateway.ratelimit import LimitsMiddleware
 from services.gateway.settings import GatewaySettings, from_env
+from services.service import Service
 
 log = structlog.get_logger("gateway")
 GC_THRESHOLDS = (20_000, 20, 20)
@@ -102,10 +103,12 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-class GatewayService:
+class GatewayService(Service):
     def __init__(self, settings: Settings, url: str, gateway: GatewaySettings | None = None) -> None:
         self.gateway = gateway if gateway is not None else from_env()
         self.deps = Deps.create(settings, url, self.gateway)
+        super().__init__("gateway", self.deps.redis)
+        self.supervisor = self.deps.supervisor
         self.app = create_app(self.deps)
         self.server: _Server | None = None
         self._task: asyncio.Task[None] | None = None

@@ -19,6 +19,7 @@ from services.gateway.settings import GatewaySettings
 from services.gateway.streams import StreamHub
 from services.readmodel import ReadModelKeys
 from services.redis_conn import AnyRedis, connect, is_cluster
+from services.supervise import Supervisor
 
 # Requests in flight share one pool; every followed stream holds a connection of another pool in
 # a blocking XREAD (redis-py's pools hold 100 connections by default, then refuse).
@@ -57,6 +58,8 @@ class Deps:
     api_keys: ApiKeys
     limits: RateLimits
     metrics: Metrics
+    # Runs the gateway's long-lived loops (the reply reader); /livez reports on it.
+    supervisor: Supervisor = field(default_factory=lambda: Supervisor("gateway"))
     # game id -> when GameCreated was recorded (epoch ms), for listing newest first; never changes.
     created: dict[str, int] = field(default_factory=dict)
 
@@ -95,9 +98,11 @@ class Deps:
 
     async def start(self) -> None:
         await self.replies.start()
+        self.supervisor.spawn("replies", self.replies.run)
 
     async def stop(self) -> None:
         await self.hub.close()
+        await self.supervisor.stop()
         await self.replies.stop()
         await self.limits.close()
         await self.store.close()

@@ -1,5 +1,5 @@
-"""Health, metrics and the OpenAPI document. A placeholder for the shared services/health.py:
-`/livez` answers while the process runs, `/readyz` while Redis answers, `/metrics` is Prometheus."""
+"""Health, metrics and the OpenAPI document on the gateway's own port: `/livez` while its
+supervised loops run (503 while one is down), `/readyz` while Redis answers too, `/metrics`."""
 
 from __future__ import annotations
 
@@ -18,12 +18,16 @@ from services.gateway.responses import Status
 def routes(deps: Deps) -> list[Any]:
     document: list[bytes] = []
 
-    @get("/livez", summary="Alive", tags=["health"])
+    @get("/livez", summary="Alive: every loop runs", tags=["health"])
     async def livez() -> Status:
+        if not deps.supervisor.live():
+            raise Problem(503, "unavailable", "Not live", f"loops: {deps.supervisor.report()}")
         return Status(status="ok")
 
-    @get("/readyz", summary="Ready: Redis answers", tags=["health"])
+    @get("/readyz", summary="Ready: alive, and Redis answers", tags=["health"])
     async def readyz() -> Status:
+        if not deps.supervisor.live():
+            raise Problem(503, "unavailable", "Not ready", f"loops: {deps.supervisor.report()}")
         try:
             await deps.redis.ping()
         except Exception as exc:

@@ -14,6 +14,7 @@ import structlog
 from contracts.outcome import Reply
 from services.gateway.redisio import newest, read_after
 from services.redis_conn import AnyRedis
+from services.supervise import Loop
 
 log = structlog.get_logger("gateway")
 _reply = msgspec.json.Decoder(Reply)
@@ -27,7 +28,6 @@ class ReplyReader:
         self.stream = stream
         self._waiting: dict[str, list[asyncio.Future[Reply]]] = {}
         self._last = "0-0"
-        self._task: asyncio.Task[None] | None = None
         self._trimmed_at = 0.0
 
     async def start(self) -> None:
@@ -35,13 +35,8 @@ class ReplyReader:
         # sent after this point gets its reply after it, even before the first XREAD is sent.
         last = await newest(self.redis, self.stream)
         self._last = last[0] if last else "0-0"
-        self._task = asyncio.create_task(self._run(), name="gateway-replies")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
         for futures in self._waiting.values():
             for f in futures:
                 if not f.done():
@@ -74,16 +69,12 @@ class ReplyReader:
     def waiting(self) -> int:
         return sum(len(f) for f in self._waiting.values())
 
-    async def _run(self) -> None:
+    async def run(self, loop: Loop) -> None:
+        """The reply reader (supervised: a fault is logged and the loop started again, from the
+        last reply it dispatched)."""
         while True:
-            try:
-                got = await read_after(self.redis, self.stream, self._last, 500, BLOCK_MS)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("reply_read_failed", stream=self.stream, error=str(exc))
-                await asyncio.sleep(0.5)
-                continue
+            loop.beat()
+            got = await read_after(self.redis, self.stream, self._last, 500, BLOCK_MS)
             for entry_id, fields in got:
                 self._last = entry_id
                 self._dispatch(fields.get(b"data"))

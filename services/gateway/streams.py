@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 import structlog
 
 from services.gateway.redisio import newest, range_after, read_after
-from services.redis_conn import AnyRedis
+from services.redis_conn import AnyRedis, transient
 
 log = structlog.get_logger("gateway")
 Entry = tuple[str, bytes]
@@ -79,6 +79,12 @@ class Reader:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                if not transient(exc):
+                    # Not a fault that passes (a refused command, a bug): end this reader and its
+                    # subscribers, which resume from their cursors, rather than retry for ever.
+                    log.exception("follow_failed", stream=self.key)
+                    self.hub.drop(self)
+                    return
                 log.warning("follow_read_failed", stream=self.key, error=str(exc))
                 await asyncio.sleep(0.5)
                 continue
@@ -112,6 +118,15 @@ class StreamHub:
         reader.subscribers.add(sub)
         self.subscribers += 1
         return sub
+
+    def drop(self, reader: Reader) -> None:
+        """A reader that failed: its subscribers are told (as if too slow: they resume)."""
+        if self.readers.get(reader.key) is reader:
+            del self.readers[reader.key]
+        for sub in list(reader.subscribers):
+            if sub.queue.full():
+                sub.queue.get_nowait()
+            sub.queue.put_nowait(None)
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self.subscribers -= 1
