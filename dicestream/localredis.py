@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,21 @@ from pathlib import Path
 import redis
 
 SLOTS = 16384
+
+
+def free_ports(size: int) -> int:
+    """The first of `size` consecutive free loopback ports whose cluster bus ports (+10000) are
+    free too."""
+    for _ in range(200):
+        base = random.randrange(20000, 29000)
+        try:
+            for port in (p for i in range(size) for p in (base + i, base + i + 10000)):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError(f"no block of {size} free ports")
 
 
 def server_binary() -> str:
@@ -214,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="what", required=True)
     for name in ("cluster", "standalone"):
         p = sub.add_parser(name)
-        p.add_argument("--port", type=int, required=True)
+        p.add_argument("--port", type=int, default=0, help="first port (default: any free ones)")
         p.add_argument("--dir", type=Path, default=None)
     stop = sub.add_parser("stop")
     stop.add_argument("--dir", type=Path, required=True)
@@ -225,9 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.dir or Path(tempfile.mkdtemp(prefix=f"dicestream-{args.what}-"))
     server: LocalCluster | LocalRedis
     if args.what == "cluster":
-        server = LocalCluster(args.port, folder)
+        server = LocalCluster(args.port or free_ports(6), folder)
     else:
-        server = LocalRedis(args.port, folder, "--appendonly", "yes")
+        server = LocalRedis(args.port or free_ports(1), folder, "--appendonly", "yes")
     server.start()
     # The servers outlive this command (the caller stops them with `stop --dir`).
     for node in server.nodes if isinstance(server, LocalCluster) else [server]:

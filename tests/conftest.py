@@ -8,8 +8,6 @@ Each test writes under its own key prefix and deletes only those keys."""
 from __future__ import annotations
 
 import os
-import random
-import socket
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -18,27 +16,13 @@ import pytest
 import redis as sync_redis
 from redis.cluster import RedisCluster as SyncRedisCluster
 
-from dicestream.localredis import LocalCluster
+from dicestream.localredis import LocalCluster, free_ports
 from services.config import Settings
 from services.redis_conn import AnyRedis, connect, detect_cluster
 from services.redis_server import EmbeddedRedis, resolve_url
 
 # Every gateway a test starts (dicestream up included) listens on a free port, never on 8080.
 os.environ.setdefault("DICESTREAM_HTTP_ADDR", "127.0.0.1:0")
-
-
-def free_ports(size: int) -> int:
-    """A first port of `size` consecutive free ports whose cluster bus ports (+10000) are free too."""
-    for _ in range(200):
-        base = random.randrange(20000, 29000)
-        try:
-            for port in (p for i in range(size) for p in (base + i, base + i + 10000)):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        return base
-    raise RuntimeError("no block of free ports for a test cluster")
 
 
 @pytest.fixture(scope="session")

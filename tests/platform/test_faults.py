@@ -14,12 +14,11 @@ import pytest
 
 from contracts import codec
 from contracts import lifecycle as lc
-from dicestream.localredis import LocalCluster, LocalRedis
+from dicestream.localredis import LocalCluster, LocalRedis, free_ports
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.redis_conn import AnyRedis, connect
-from tests.conftest import free_ports
 from tests.platform.procs import ServiceProcess, all_over, check_games, host_games, stall_report, wait_until
 
 pytestmark = pytest.mark.redis

@@ -66,11 +66,14 @@ async def test_a_killed_referee_is_taken_over_and_joiners_rebalance(
             took = time.time() - killed[doomed.consumer]
             # Two more join mid-run: four live referees, two shards each.
             referees += [ServiceProcess("referee", settings, redis_url, f"r{i}") for i in (3, 4)]
-            await wait_until(lambda: shared_by(4), 30, what="four referees sharing the shards")
-            counts: dict[str, int] = {}
-            for h in (await lease_holders(client, keys, "referee")).values():
-                counts[h] = counts.get(h, 0) + 1
-            assert sorted(counts.values()) == [2, 2, 2, 2]
+
+            async def balanced() -> bool:
+                counts: dict[str, int] = {}
+                for h in (await lease_holders(client, keys, "referee")).values():
+                    counts[h] = counts.get(h, 0) + 1
+                return sorted(counts.values()) == [2, 2, 2, 2]  # four live referees, two shards each
+
+            await wait_until(balanced, 30, what="the shards rebalanced over four referees")
             await wait_until(lambda: all_over(store, games), 180, every=0.2, what="every game over")
         report = await check_games(client, keys, settings.shards, games)
         assert report["commands"] > 100
