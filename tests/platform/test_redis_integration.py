@@ -222,3 +222,21 @@ async def test_a_bot_runner_hosts_only_the_kinds_it_is_configured_for(
         await wait_for(random_seated)
         assert ("hosts", 0) not in runner.seats  # greedy is not hosted here
         assert (await client.xpending(runner.lobby, "botrunner"))["pending"] == 0
+
+
+@pytest.mark.parametrize("title", ["sentient", "prosperity", "mechanica", "artifacts"])
+async def test_a_bot_game_of_every_title_plays_to_the_end_and_verifies(
+    settings: Settings, redis_url: str, client: aredis.Redis, title: str
+) -> None:
+    """On a standalone Redis and on a Redis Cluster: every service, a whole game, every command
+    answered once, the log verified (every event re-derived from its command and the seed)."""
+    from tests.platform.procs import all_over, check_games, host_games
+
+    keys = Keys(settings.prefix)
+    store = RedisEventStore(client, keys)
+    async with running(settings, redis_url):
+        games = await host_games(client, settings, 1, game_type=title, players=3 if title != "mechanica" else 2)
+        await wait_for(lambda: all_over(store, games), timeout=240, every=0.2)
+    report = await check_games(client, keys, settings.shards, games)
+    assert report["commands"] > 10
+    await store.close()
