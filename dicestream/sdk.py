@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -22,7 +22,7 @@ from contracts.protocol import Action, GameOver, SeatMessage, TurnRequest
 from contracts.registry import command_type
 from services.client import Client
 from services.eventstore.keys import Keys
-from services.redis_conn import connect
+from services.redis_conn import StreamReads, connect
 
 __all__ = ["Action", "Bot", "GameOver", "play_seat"]
 _seat_message = msgspec.json.Decoder(SeatMessage)
@@ -73,7 +73,7 @@ async def play_seat(
 async def _play(bot: Bot, client: Client, stream: str, token: str) -> GameOver:
     last, answered = "0-0", -1
     while True:
-        got = await client.redis.xread({stream: last}, count=100, block=1000)
+        got = cast(StreamReads, await client.redis.xread({stream: last}, count=100, block=1000))
         latest: TurnRequest | None = None
         for _, entries in got or []:
             for entry_id, fields in entries:

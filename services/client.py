@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import msgspec
-import redis.asyncio as aredis
 
 from contracts import codec
 from contracts.envelope import CommandEnvelope
@@ -16,6 +15,7 @@ from contracts.limits import MAX_CLIENT
 from contracts.outcome import Reply
 from contracts.registry import type_name
 from services.eventstore.keys import Keys, shard_of
+from services.redis_conn import AnyRedis, StreamReads
 
 
 def reply_stream(keys: Keys, name: str | None = None) -> str:
@@ -34,7 +34,7 @@ def reply_stream(keys: Keys, name: str | None = None) -> str:
 
 
 class Client:
-    def __init__(self, redis: aredis.Redis, keys: Keys, shards: int, name: str | None = None) -> None:
+    def __init__(self, redis: AnyRedis, keys: Keys, shards: int, name: str | None = None) -> None:
         self.redis = redis
         self.keys = keys
         self.shards = shards
@@ -78,7 +78,9 @@ class Client:
         deadline = time.monotonic() + timeout_s
         while command_id not in self._replies:
             left_ms = int((deadline - time.monotonic()) * 1000)
-            got = await self.redis.xread({self.reply_to: self._last}, count=100, block=max(left_ms, 1))
+            got = cast(
+                StreamReads, await self.redis.xread({self.reply_to: self._last}, count=100, block=max(left_ms, 1))
+            )
             if not got and time.monotonic() >= deadline:
                 raise TimeoutError(f"no outcome for command {command_id} after {timeout_s}s")
             for _, entries in got:

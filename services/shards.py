@@ -29,18 +29,18 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any, cast
 
 import structlog
 from redis.exceptions import ResponseError
 
 from services import metrics
 from services.broker import ensure_group
-from services.redis_conn import AnyRedis, is_cluster, transient
+from services.redis_conn import AnyRedis, Entries, StreamReads, is_cluster, transient
 from services.supervise import Loop
 
 log = structlog.get_logger("shards")
 
-Entries = list[tuple[bytes, dict[bytes, bytes]]]
 Batch = list[tuple[str, Entries]]
 Handler = Callable[[Batch], Awaitable[None]]
 # (stream, entry id, fields, reason): must record the entry and ack it.
@@ -133,9 +133,10 @@ class ShardReader:
             if unit not in self._reads:
                 self._reads[unit] = asyncio.ensure_future(self._read_new(unit))
         self._changed.clear()
-        waiting = [*self._reads.values(), asyncio.ensure_future(self._changed.wait())]
+        changed = asyncio.ensure_future(self._changed.wait())
+        waiting: list[asyncio.Future[Any]] = [*self._reads.values(), changed]
         done, _ = await asyncio.wait(waiting, timeout=self.block_ms / 1000 + 1.0, return_when=asyncio.FIRST_COMPLETED)
-        waiting[-1].cancel()
+        changed.cancel()
         got: list[tuple[bytes, Entries]] = []
         for unit, read in list(self._reads.items()):
             if read in done:
@@ -178,7 +179,7 @@ class ShardReader:
             for stream in streams:
                 await ensure_group(self.client, stream, self.group, self.group_start)
             return []
-        return got or []  # type: ignore[no-any-return]
+        return cast(StreamReads, got or [])
 
     async def _handle(self, batch: Batch, shards: set[int] | None = None) -> None:
         mine = shards if shards is not None else self._shards_of(batch)

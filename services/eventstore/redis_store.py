@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from importlib.resources import files
-from typing import Any
+from typing import Any, cast
 
 from redis.exceptions import NoScriptError
 
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendRequest, AppendResult
 from services.eventstore.keys import Keys
-from services.redis_conn import AnyRedis, is_cluster, sibling
+from services.redis_conn import AnyRedis, Entries, is_cluster, sibling
 
 _APPEND = files("services.eventstore").joinpath("append.lua").read_text()
 
@@ -122,7 +122,7 @@ class RedisEventStore:
 
     async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:
         raw = await self._reader.xrange(self.keys.log(game_id), min=f"({after}-0" if after else "-")
-        return _entries(raw)
+        return _entries(cast(list[list[Any]], raw))
 
     async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]:
         pipe = self._reader.pipeline(transaction=False)
@@ -132,16 +132,21 @@ class RedisEventStore:
         return {gid: _entries(raw) for gid, raw in zip(after, results, strict=True)}
 
     async def read_public(self, game_id: str) -> list[bytes]:
-        return [fields[1] for _, fields in await self._reader.xrange(self.keys.public(game_id))]
+        return await self._data(self.keys.public(game_id))
 
     async def audit(self, game_id: str) -> list[bytes]:
-        return [fields[1] for _, fields in await self._reader.xrange(self.keys.audit(game_id))]
+        return await self._data(self.keys.audit(game_id))
+
+    async def _data(self, stream: str) -> list[bytes]:
+        """The `data` field of every entry of `stream` (raw XRANGE: [id, [b"data", value]])."""
+        raw = cast(list[list[Any]], await self._reader.xrange(stream))
+        return [bytes(fields[1]) for _, fields in raw]
 
     async def is_over(self, game_id: str) -> bool:
         """Does the log end with the seed revealed (the last event of every finished game)?"""
-        last = await self._reader.xrevrange(self.keys.log(game_id), count=1)
+        last = cast(Entries, await self._reader.xrevrange(self.keys.log(game_id), count=1))
         return bool(last) and b'"type":"lifecycle.SeedRevealed"' in last[0][1][b"data"]
 
     async def outcome(self, game_id: str, command_id: str) -> bytes | None:
-        value = await self.client.hget(self.keys.commands(game_id), command_id)
+        value = cast(bytes | None, await self.client.hget(self.keys.commands(game_id), command_id))
         return bytes(value) if value is not None else None

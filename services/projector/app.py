@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import structlog
@@ -28,7 +28,7 @@ from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
 from services.leases import Leases
 from services.readmodel import ReadModelKeys, public_state, summary
-from services.redis_conn import AnyRedis, connect
+from services.redis_conn import AnyRedis, Entries, connect
 from services.service import Service
 from services.shards import Batch, ShardReader
 from services.supervise import Loop
@@ -50,7 +50,7 @@ class Projector:
         return await self.follower.catch_up(game_ids)
 
     async def apply(self, shard: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
-        pos = await self.client.get(self.rm.position(shard))
+        pos = cast(bytes | None, await self.client.get(self.rm.position(shard)))
         last = _id(pos) if pos else (0, 0)
         game_ids: list[str] = []
         for entry_id, fields in entries:
@@ -87,7 +87,7 @@ class Projector:
         self.follower.clear()
         positions = {}
         for shard in range(self.shards):
-            last = await self.client.xrevrange(self.keys.bus(shard), count=1)
+            last = cast(Entries, await self.client.xrevrange(self.keys.bus(shard), count=1))
             positions[shard] = last[0][0] if last else b"0-0"
         rebuilt: set[str] = set()
         batch: list[str] = []
@@ -112,7 +112,8 @@ class Projector:
     async def _drop_models_except(self, keep: set[str]) -> None:
         kept = {self.rm.game(shard_of(g, self.shards), g).encode() for g in keep}
         for shard in range(self.shards):
-            stale = [g for g in await self.client.hkeys(self.rm.games(shard)) if g.decode() not in keep]
+            names = cast(list[bytes], await self.client.hkeys(self.rm.games(shard)))
+            stale = [g for g in names if g.decode() not in keep]
             if stale:
                 await self.client.hdel(self.rm.games(shard), *stale)
             models = [k async for k in self.client.scan_iter(match=self.rm.game(shard, "*"), count=500)]

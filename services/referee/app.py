@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import secrets
+from typing import cast
 
 import structlog
 
@@ -38,9 +39,9 @@ async def load_secret(client: AnyRedis, keys: Keys, configured: str | None) -> b
     if configured:
         return configured.encode()
     await client.set(keys.secret, secrets.token_hex(32), nx=True)
-    value = await client.get(keys.secret)
+    value = cast(bytes | None, await client.get(keys.secret))
     assert value is not None
-    return bytes(value)
+    return value
 
 
 class RefereeService(Service):

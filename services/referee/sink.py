@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol, cast
 
-import redis.asyncio as aredis
+from services.redis_conn import AnyRedis
 
 
 class Sink(Protocol):
@@ -20,7 +20,7 @@ class Sink(Protocol):
 
 
 class RedisSink:
-    def __init__(self, client: aredis.Redis) -> None:
+    def __init__(self, client: AnyRedis) -> None:
         self.client = client
         self._ops: list[tuple[str, tuple[object, ...]]] = []
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from typing import cast
 
 import msgspec
 import structlog
@@ -32,7 +33,7 @@ from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
 from services.leases import Leases
-from services.redis_conn import connect
+from services.redis_conn import Entries, connect
 from services.service import Service
 from services.shards import Batch, ShardReader
 from services.supervise import Loop
@@ -185,14 +186,14 @@ class TurnService(Service):
         now_ms = int(time.time() * 1000)
         fired = 0
         for shard in sorted(self.reader.reading):
-            due = await self.client.zrangebyscore(self.keys.deadlines(shard), 0, now_ms)
+            due = cast(list[bytes], await self.client.zrangebyscore(self.keys.deadlines(shard), 0, now_ms))
             for member in due:
                 # ZREM first: if two holders overlap, whichever removes it sends the command.
                 if not await self.client.zrem(self.keys.deadlines(shard), member):
                     continue
                 game_id, seat, version = member.decode().rsplit("|", 2)
-                last = await self.client.xrevrange(self.keys.log(game_id), count=1)
-                if last and int(last[0][0].split(b"-")[0]) != int(version):
+                last = cast(Entries, await self.client.xrevrange(self.keys.log(game_id), count=1))
+                if last and _log_version(last) != int(version):
                     continue  # the game moved on before the deadline: nothing to force
                 payload = lc.ForceDefault(seat=int(seat), at_version=int(version))
                 env = CommandEnvelope(
