@@ -25,6 +25,7 @@ from typing import Any
 
 import msgspec
 import structlog
+from prometheus_client import Counter
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -35,7 +36,7 @@ from contracts.registry import type_name
 from contracts.upcast import outcome as upcast_outcome
 from games import match as m
 from games.base import Rejected
-from services import tokens
+from services import metrics, tokens
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult, EventStore
 from services.eventstore.keys import Keys, shard_of
 from services.follower import rebuild
@@ -60,12 +61,20 @@ Observer = Callable[[str, bytes, str, str], None]
 _UNANSWERED = frozenset({"GAME-REPLY-TO"})
 
 
+@functools.lru_cache(maxsize=64)
+def _judged(game_type: str, status: str) -> Counter:
+    """The counter child of one (game type, outcome): bound once, incremented per command."""
+    outcome = {ACCEPTED: "accepted", REJECTED: "refused"}.get(status, status)
+    return metrics.COMMANDS.labels(game_type or "none", outcome)
+
+
 class Planned(msgspec.Struct, kw_only=True):
     item: Item
     outcome: CommandOutcome
     public: list[bytes | None]
     token: str | None
     encoded: bytes  # the outcome, encoded once for the command record, the audit and the reply
+    game_type: str = ""  # for the metrics ("" until the game exists)
 
 
 class _EncodedReply(msgspec.Struct, frozen=True, kw_only=True):
@@ -184,6 +193,7 @@ class Referee:
     def _dead(self, stream: str, entry_id: bytes, fields: dict[bytes, bytes], dead: Dead, sink: Sink) -> None:
         """Never raises: the record is bounded and built without parsing the entry again."""
         self.stats["dead"] += 1
+        _judged("unknown", "dead_lettered").inc()
         log.warning(
             "dead_letter", stream=stream, entry_id=entry_id.decode(errors="replace"), reason=dead.reason, **dead.said
         )
@@ -374,7 +384,14 @@ class Referee:
                 payload_digest=digest(bytes(env.payload)),
                 **base,  # type: ignore[arg-type]
             )
-            plan = Planned(item=item, outcome=outcome, public=[], token=None, encoded=codec.encode(outcome))
+            plan = Planned(
+                item=item,
+                outcome=outcome,
+                public=[],
+                token=None,
+                encoded=codec.encode(outcome),
+                game_type=agg.game_type,
+            )
             return plan, AppendRequest(
                 game_id=agg.game_id,
                 expected_version=judged,
@@ -408,7 +425,14 @@ class Referee:
                     )
                 )
         outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, payload=env.payload, **base)  # type: ignore[arg-type]
-        plan = Planned(item=item, outcome=outcome, public=public, token=token, encoded=codec.encode(outcome))
+        plan = Planned(
+            item=item,
+            outcome=outcome,
+            public=public,
+            token=token,
+            encoded=codec.encode(outcome),
+            game_type=agg.game_type,
+        )
         return plan, AppendRequest(
             game_id=agg.game_id,
             expected_version=judged,
@@ -473,11 +497,12 @@ class Referee:
         return None if o.rule in _UNANSWERED else item.env.reply_to
 
     def _count(self, plan: Planned) -> None:
-        self._counted(plan.item, plan.outcome)
+        self._counted(plan.item, plan.outcome, plan.game_type)
 
-    def _counted(self, item: Item, o: CommandOutcome) -> None:
+    def _counted(self, item: Item, o: CommandOutcome, game_type: str = "") -> None:
         if self.observe is not None:
             self.observe(item.stream, item.entry_id, o.status, o.rule or "")
+        _judged(game_type, o.status).inc()
         if o.status == ACCEPTED:
             self.stats["accepted"] += 1
             # Debug only: at the default level this is a no-op, a JSON line per command is not.

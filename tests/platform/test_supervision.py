@@ -163,3 +163,32 @@ async def test_a_fault_in_any_loop_is_recovered_and_the_service_answers_again(
         await wait_for(lambda: _async(svc.live()[0]), timeout=10)
         assert not svc.supervisor.fatal.is_set()
     await cli.close()
+
+
+async def test_metrics_count_commands_per_game_type_and_outcome_and_report_leases(
+    settings: Settings, redis_url: str, client: Any
+) -> None:
+    """What /metrics serves: judged commands by game type and outcome, batch sizes, leases held,
+    loops up; read over real HTTP from the health endpoint `serve` starts."""
+    import httpx
+    import msgspec
+
+    settings = msgspec.structs.replace(settings, health_addr="127.0.0.1:0")
+    keys = Keys(settings.prefix)
+    cli = Client(client, keys, settings.shards)
+    async with running(settings, redis_url, ("referee",), health=True) as run:
+        assert run.health is not None
+        await cli.call("metered", lc.CreateGame(game_type="sentient", num_players=2))
+        await cli.call("metered", lc.StartGame(), seat=0, token="forged")  # refused
+        async with httpx.AsyncClient(base_url=run.health.url) as http:
+            text = (await http.get("/metrics")).text
+            live = await http.get("/livez")
+            ready = await http.get("/readyz")
+    assert 'dicestream_commands_total{game_type="sentient",outcome="accepted"}' in text
+    assert 'dicestream_commands_total{game_type="sentient",outcome="refused"}' in text
+    assert 'dicestream_leases_held{role="referee"} 4.0' in text
+    assert 'dicestream_loop_up{loop="intake",service="referee"} 1.0' in text
+    assert "dicestream_batch_entries_count" in text
+    assert live.status_code == 200 and ready.status_code == 200
+    assert ready.json()["services"]["referee"]["leases"]["held"] == [0, 1, 2, 3]
+    await cli.close()
