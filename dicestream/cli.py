@@ -22,6 +22,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.registry import command_type
 from contracts.schema import documents, render
+from dicestream.acl import acl_app
 from dicestream.loop import run as run_loop
 from services import logs
 from services.client import Client
@@ -33,6 +34,7 @@ from services.redis_server import EmbeddedRedis, resolve_url
 app = typer.Typer(help="Event-sourced board game referee over Redis Streams.", no_args_is_help=True)
 projector_app = typer.Typer(help="Read models.", no_args_is_help=True)
 app.add_typer(projector_app, name="projector")
+app.add_typer(acl_app, name="acl")
 console = Console()
 DATA_DIR = Path(os.environ.get("DICESTREAM_DATA", ".dicestream"))
 
