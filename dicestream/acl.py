@@ -60,21 +60,58 @@ def check_prefix(prefix: str) -> None:
         raise ValueError(f"prefix {prefix!r}: 1-64 characters of A-Z a-z 0-9 _ . : -")
 
 
-def client_rules(name: str, prefix: str = "ds") -> list[str]:
+def _same_length(lo: str, hi: str) -> list[str]:
+    """Glob patterns matching exactly the decimal numbers lo..hi, both of the same length."""
+    if lo == hi:
+        return [lo]
+    if len(lo) == 1:
+        return [f"[{lo}-{hi}]"]
+    if lo[0] == hi[0]:
+        return [lo[0] + g for g in _same_length(lo[1:], hi[1:])]
+    rest = len(lo) - 1
+    out: list[str] = []
+    first, last = int(lo[0]), int(hi[0])
+    if lo[1:] != "0" * rest:
+        out += [lo[0] + g for g in _same_length(lo[1:], "9" * rest)]
+        first += 1
+    tail = [] if hi[1:] == "9" * rest else [hi[0] + g for g in _same_length("0" * rest, hi[1:])]
+    if tail:
+        last -= 1
+    if first <= last:
+        out.append((str(first) if first == last else f"[{first}-{last}]") + "[0-9]" * rest)
+    return out + tail
+
+
+def shard_globs(shards: int) -> list[str]:
+    """Glob patterns matching exactly the shard numbers 0..shards-1 (no leading zeros), so that a
+    client may write the intake streams that exist and create no other `<prefix>:cmd:` key."""
+    if shards < 1:
+        raise ValueError(f"shards must be at least 1, not {shards}")
+    out: list[str] = []
+    for digits in range(1, len(str(shards - 1)) + 1):
+        lo, hi = (0 if digits == 1 else 10 ** (digits - 1)), min(shards - 1, 10**digits - 1)
+        out += _same_length(str(lo), str(hi))
+    return out
+
+
+def client_rules(name: str, prefix: str = "ds", shards: int = 64) -> list[str]:
     """What a trusted client may do, without its password: one root permission set (connection
     only) and one selector per kind of access, so that no command gets the union of the patterns
     (DEL reaches only its own reply streams, XADD only the intake, reads never the intake)."""
     check_name(name)
     check_prefix(prefix)
     p = prefix
+    intake = " ".join(f"%W~{p}:cmd:{{{g}}}" for g in shard_globs(shards))
     return [
         "on",
         "resetkeys",
         "resetchannels",
         "-@all",
         *CONNECTION,
-        # Commands go to the intake, write-only: the intake holds every client's seat tokens.
-        f"(+xadd %W~{p}:cmd:*)",
+        # Commands go to the installation's intake streams, write-only: they hold every client's
+        # seat tokens. (XADD still lets the client choose the entry id and MAXLEN: see
+        # docs/security.md, why untrusted clients use the gateway.)
+        f"(+xadd {intake})",
         # Its own reply streams: outcomes and seat tokens, for it alone; it deletes them when done.
         f"(+xread +xrange +xrevrange +xlen +del ~{p}:reply:{name}:*)",
         # What any audience or seat may see: public streams, and every seat's turn requests (a
@@ -84,8 +121,8 @@ def client_rules(name: str, prefix: str = "ds") -> list[str]:
     ]
 
 
-def new_client(name: str, prefix: str = "ds", password: str | None = None) -> ClientUser:
-    rules = client_rules(name, prefix)
+def new_client(name: str, prefix: str = "ds", shards: int = 64, password: str | None = None) -> ClientUser:
+    rules = client_rules(name, prefix, shards)
     password = password or secrets.token_urlsafe(32)
     digest = hashlib.sha256(password.encode()).hexdigest()
     rules = [rules[0], f"#{digest}", *rules[1:]]
@@ -140,6 +177,7 @@ def apply(url: str, user: ClientUser) -> list[str]:
 def add_client(
     name: Annotated[str, typer.Argument(help="the client's Redis user, also its reply-stream client name")],
     prefix: Annotated[str, typer.Option(envvar="DICESTREAM_PREFIX", help="key prefix of the installation")] = "ds",
+    shards: Annotated[int, typer.Option(envvar="DICESTREAM_SHARDS", help="intake shards of the installation")] = 64,
     do_apply: Annotated[
         bool, typer.Option("--apply", help="also run ACL SETUSER on the Redis at --url (an admin's URL)")
     ] = False,
@@ -148,7 +186,7 @@ def add_client(
 ) -> None:
     """Print the ACL line of a new trusted client NAME and a freshly generated password."""
     try:
-        user = new_client(name, prefix)
+        user = new_client(name, prefix, shards)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     applied: list[str] = []

@@ -344,6 +344,7 @@ KEY_CLASSES: dict[str, tuple[str, str]] = {
     "audit": ("ds:game:{g1}:audit", "stream"),
     "seat": ("ds:game:{g1}:seat:0", "stream"),
     "intake": ("ds:cmd:{1}", "stream"),
+    "intake:nonexistent": ("ds:cmd:{64}", "stream"),  # past the 64 shards of add-client's default
     "timer": ("ds:timer:{1}", "stream"),
     "bus": ("ds:bus:{1}", "stream"),
     "notices": ("ds:turns:{1}", "stream"),
@@ -396,6 +397,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "cmds": {R, W},
         "audit": {W},
         "intake": {C, D},  # D: XDEL of entries over the size limits, kept nowhere else
+        "intake:nonexistent": {C, D},
         "timer": {C, D},
         "bus": {W},
         "dead": {W},
@@ -423,6 +425,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "notices": {C},
         "lobby": {C},
         "intake": {W},
+        "intake:nonexistent": {W},
         "reply:gw": {W},  # HostReply to a HostBot's reply_to: the gateway writes the lobby
         "reply:botrunner": {R, D},
         "seat": {R},
@@ -431,6 +434,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
     },
     "gateway": {  # placeholder, completed when the gateway lands
         "intake": {W},
+        "intake:nonexistent": {W},
         "lobby": {W},
         "public": {R},
         "seat": {R},
@@ -575,6 +579,28 @@ def test_forbidden_probes_are_refused_with_noperm(acl_redis: AclRedis) -> None:
         r.close()
     assert {e["username"] for e in acl_redis.acl_log()} <= {*SERVICES, "gateway", *CLIENTS}
     assert admin.get("ds:secret") == b"s" and admin.xlen("ds:game:{g1}:log") == 1
+    assert admin.xlen("ds:reply:alice:x") == 1
+
+
+def test_scripts_run_with_their_callers_permissions_only(acl_redis: AclRedis) -> None:
+    """SCRIPT LOAD + EVALSHA is what a service's own scripts need; it gives no access beyond the
+    user's: every command a script runs is checked again (here the referee, whose EVALSHA may name
+    reply streams because its append script writes replies, tries to read one)."""
+    admin = acl_redis.admins()[0]
+    admin.xadd("ds:reply:alice:x", {"data": b"token"})
+    admin.hset("ds:bots:{1}:seats", "g|0", "token")
+    for user, key, body in (
+        ("referee", "ds:reply:alice:x", "return redis.call('XRANGE', KEYS[1], '-', '+')"),
+        ("referee", "ds:game:{g1}:log", "return redis.call('DEL', KEYS[1])"),
+        ("projector", "ds:leases:{projector}:holders", "return redis.call('GET', 'ds:secret')"),
+        ("botrunner", "ds:leases:{botrunner}:holders", "return redis.call('XRANGE', 'ds:cmd:{1}', '-', '+')"),
+        ("turns", "ds:leases:{turns}:holders", "return redis.call('HGETALL', 'ds:bots:{1}:seats')"),
+    ):
+        r = acl_redis.sync(user)
+        sha = r.script_load(body)
+        with pytest.raises(redis.ResponseError, match=r"can't (access|run)"):
+            r.evalsha(sha, 1, key)
+        r.close()
     assert admin.xlen("ds:reply:alice:x") == 1
 
 
@@ -742,17 +768,41 @@ async def test_mallory_can_neither_read_nor_delete_alices_token_nor_play_her_sea
             resign = await thief.call(game_id, lc.Resign(), seat=0, token=stolen)
             assert (resign.outcome.status, resign.outcome.rule) == ("rejected", "GAME-AUTH")
         force = await thief.call(game_id, lc.ForceDefault(seat=0, at_version=2))
-        assert force.outcome.rule in ("GAME-NOT-ADMIN", "GAME-AUTH"), force.outcome
+        assert (force.outcome.status, force.outcome.rule) == ("rejected", "GAME-NOT-ADMIN"), force.outcome
         nopermission(mallory.xadd, KEYS.timer(shard_of(game_id, SHARDS)), {"data": b"{}"})
-        # Alice's seat is hers.
-        bob = Client(alice_redis, KEYS, SHARDS, name="alice:heist2")
-        second = await bob.call(game_id, lc.JoinSeat(seat=1, name="alice-2"))
+        # Mallory takes the other seat; the game starts with Alice's token only in Alice's hands.
+        second = await thief.call(game_id, lc.JoinSeat(seat=1, name="mallory"))
+        assert second.outcome.status == "accepted" and second.token is not None
         start = await alice.call(game_id, lc.StartGame(), seat=0, token=token)
-        assert second.outcome.status == start.outcome.status == "accepted"
+        assert start.outcome.status == "accepted"
+        # Redirecting replies: with her own seat's token, Mallory may not make the referee write
+        # into Alice's streams (GAME-REPLY-TO, nothing written)...
+        before = admin.xlen(stream)
+        redirected = thief.envelope(game_id, lc.Resign(), seat=1, token=second.token)
+        redirected = msgspec.structs.replace(redirected, reply_to=stream)
+        await thief.send_envelope(redirected)
+        _, store = await admin_store(acl_redis)
+
+        async def judged() -> list[Any]:
+            outcomes = [msgspec.json.decode(o) for o in await store.audit(game_id)]
+            return [o for o in outcomes if o["command_id"] == redirected.command_id]
+
+        (outcome,) = await wait_for(judged, what="the redirected Resign judged")
+        assert outcome["rule"] == "GAME-REPLY-TO"
+        assert admin.xlen(stream) == before
+        # ...but a command that names no seat cannot be tied to a sender: its refusal lands in
+        # the stream it names (Alice can ignore it; Mallory still reads nothing). Documented.
+        anonymous = msgspec.structs.replace(thief.envelope(game_id, lc.Resign(), seat=0), reply_to=stream)
+        await thief.send_envelope(anonymous)
+
+        async def written() -> bool:
+            return bool(admin.xlen(stream) == before + 1)
+
+        await wait_for(written, what="the unauthenticated refusal written to the named stream")
+        await store.client.aclose()
         await thief.close()
         await thief.redis.aclose()
         await alice.close()
-        await bob.close()
         await alice_redis.aclose()
         mallory.close()
     assert {e["username"] for e in acl_redis.acl_log()} == {"mallory"}
@@ -770,6 +820,12 @@ def test_what_a_trusted_client_with_xadd_on_the_intake_can_still_do(acl_redis: A
     acl_redis.sync("alice").xadd("ds:cmd:{3}", {"data": b"queued"})
     mallory.xadd("ds:cmd:{3}", {"data": b"x"}, maxlen=1, approximate=False)
     assert acl_redis.admins()[0].xlen("ds:cmd:{3}") == 1  # the queued command is gone
+    # What the ACL does close: no intake key beyond the installation's shards, no other option.
+    for key in ("ds:cmd:{64}", "ds:cmd:{01}", "ds:cmd:junk", "ds:cmd:{1}:x"):
+        nopermission(mallory.xadd, key, {"data": b"x"})
+    nopermission(mallory.xtrim, "ds:cmd:{1}", maxlen=0)
+    nopermission(mallory.xdel, "ds:cmd:{1}", "1-1")
+    nopermission(mallory.xgroup_setid, "ds:cmd:{1}", "referee", "$")
     mallory.close()
 
 
@@ -783,6 +839,20 @@ def add_client_cli(*args: str, env: dict[str, str] | None = None) -> dict[str, A
     return doc
 
 
+def test_shard_globs_match_exactly_the_shards() -> None:
+    import fnmatch
+
+    from dicestream.acl import shard_globs
+
+    assert shard_globs(64) == ["[0-9]", "[1-5][0-9]", "6[0-3]"]
+    for n in (*range(1, 130), 999, 1000, 1001, 4096, 12345):
+        globs = shard_globs(n)
+        matched = [i for i in range(n + 200) if any(fnmatch.fnmatchcase(str(i), g) for g in globs)]
+        assert matched == list(range(n)), n
+        for other in ("00", "01", "-1", "x", "1 ", "", "*"):
+            assert not any(fnmatch.fnmatchcase(other, g) for g in globs), (n, other)
+
+
 def test_add_client_prints_a_loadable_line_and_a_strong_password() -> None:
     text = CliRunner().invoke(app, ["acl", "add-client", "carol"])
     assert text.exit_code == 0, text.output
@@ -794,8 +864,9 @@ def test_add_client_prints_a_loadable_line_and_a_strong_password() -> None:
     assert line.split()[4:] == doc["acl_line"].split()[4:]  # same rules, another password
     assert doc["reply_prefix"] == "ds:reply:carol:"
     assert add_client_cli("carol")["password"] != doc["password"]
-    other = add_client_cli("carol", env={"DICESTREAM_PREFIX": "dx"})
+    other = add_client_cli("carol", env={"DICESTREAM_PREFIX": "dx", "DICESTREAM_SHARDS": "8"})
     assert "~dx:reply:carol:*" in other["acl_line"] and "ds:" not in other["acl_line"]
+    assert "(+xadd %W~dx:cmd:{[0-7]})" in other["acl_line"]
     for bad in ("gw", "botrunner", "referee", "admin", "a:b", "x*", "-x", "a" * 33, "a{1}"):
         result = CliRunner().invoke(app, ["acl", "add-client", bad])
         assert result.exit_code == 2, (bad, result.output)
@@ -947,3 +1018,24 @@ async def test_a_host_request_naming_a_reply_stream_the_bot_runner_may_not_write
         await alice.redis.aclose()
     # Refused by Redis, once: the ACL is what keeps the bot runner out of Alice's streams.
     assert [(e["username"], e["object"]) for e in acl_redis.acl_log()] == [("botrunner", "ds:reply:alice:host")]
+
+
+def test_every_test_the_threat_model_names_exists() -> None:
+    """docs/security.md backs each line with a test: `path::name`, `::name` (the path before it
+    in the same cell) or a bare name in this file. A renamed test must not leave a dangling cite."""
+    import re
+
+    text = (ROOT / "docs" / "security.md").read_text()
+    cited: set[tuple[str, str]] = set()
+    for cell in re.split(r"\||\n\s*\n|\n\s*[*\d.]+ ", text):  # table cells, paragraphs, list items
+        path = "tests/deploy/test_acl.py"
+        for m in re.finditer(r"`(tests/[\w/]+\.py)?(?:::)?\s*(test_\w+)(?:\[[^\]]*\])?`", re.sub(r"\s+", " ", cell)):
+            path = m.group(1) or path
+            cited.add((path, m.group(2)))
+    assert len(cited) >= 30
+    missing = [
+        f"{path}::{name}"
+        for path, name in sorted(cited)
+        if not re.search(rf"^(async )?def {name}\(", (ROOT / path).read_text(), re.M)
+    ]
+    assert not missing, missing
