@@ -930,6 +930,28 @@ async def test_an_added_client_plays_a_seat_and_nothing_more(acl_redis: AclRedis
     carol.close()
 
 
+async def test_the_cli_runs_new_send_and_watch_as_a_trusted_client_named_cli(acl_redis: AclRedis) -> None:
+    """docs/security.md: `new`, `send` and `watch` need no more than a client user named `cli`
+    (the CLI's reply streams are `ds:reply:cli:*`)."""
+    doc = add_client_cli("cli")
+    acl_redis.admins()[0].execute_command("ACL", "SETUSER", "cli", *doc["rules"])
+    env = {"REDIS_URL": acl_redis.url("cli", doc["password"]), "DICESTREAM_SHARDS": str(SHARDS)}
+
+    def cli(*args: str) -> Any:
+        return CliRunner().invoke(app, list(args), env=env)
+
+    async with services(acl_redis, ("referee",)):
+        created = await asyncio.to_thread(cli, "new", "sentient", "--game-id", "by-cli", "--json")
+        assert created.exit_code == 0 and '"accepted"' in created.stdout, created.output
+        joined = await asyncio.to_thread(
+            cli, "send", "by-cli", "lifecycle.JoinSeat", '{"seat": 0, "name": "c"}', "--json"
+        )
+        assert joined.exit_code == 0 and json.loads(joined.stdout)["token"], joined.output
+        watched = await asyncio.to_thread(cli, "watch", "by-cli", "--no-follow", "--json")
+        assert watched.exit_code == 0 and "lifecycle.SeatJoined" in watched.stdout, watched.output
+    assert_no_denials(acl_redis)
+
+
 # --- Redis Cluster: the same file on every node ------------------------------------------------------------
 
 
