@@ -85,6 +85,13 @@ def redis7() -> str:
     return binary
 
 
+LOG_LEN = 4096
+
+
+def server_args(acl: Path) -> tuple[str, ...]:
+    return ("--aclfile", str(acl), "--acllog-max-len", str(LOG_LEN))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -114,7 +121,8 @@ class AclRedis:
         return redis.Redis.from_url(self.url(user, secret), retry=None)
 
     def acl_log(self) -> list[dict[str, Any]]:
-        return [entry for admin in self.admins() for entry in admin.acl_log()]
+        # Every entry (ACL LOG alone answers the last 10), on every node.
+        return [entry for admin in self.admins() for entry in admin.acl_log(count=LOG_LEN)]
 
     def reset_log(self) -> None:
         for admin in self.admins():
@@ -142,7 +150,7 @@ def standalone(tmp: Path) -> Iterator[AclRedis]:
     binary = redis7()
     path = tmp / "users.acl"
     path.write_text(bootstrap_text())
-    node = LocalRedis(free_port(), tmp / "redis", "--aclfile", str(path), binary=binary).start()
+    node = LocalRedis(free_port(), tmp / "redis", *server_args(path), binary=binary).start()
     env = AclRedis(nodes=[node], cluster=False)
     try:
         _load([node], path)
@@ -160,7 +168,7 @@ def cluster(tmp: Path) -> Iterator[AclRedis]:
     binary = redis7()
     path = tmp / "users.acl"
     path.write_text(bootstrap_text())
-    servers = LocalCluster(_free_block(6), tmp / "cluster", binary=binary, extra=("--aclfile", str(path))).start()
+    servers = LocalCluster(_free_block(6), tmp / "cluster", binary=binary, extra=server_args(path)).start()
     env = AclRedis(nodes=servers.nodes, cluster=True)
     try:
         for node in servers.nodes:  # replicas authenticate to their primary as `replica`
