@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -688,14 +690,9 @@ async def test_timeouts_resignations_and_a_rebuild_under_the_acl(acl_redis: AclR
         await bob.close()
         await alice.redis.aclose()
         await bob.redis.aclose()
-    result = await asyncio.to_thread(
-        CliRunner().invoke,
-        app,
-        ["projector", "rebuild"],
-        env={"REDIS_URL": acl_redis.url("projector"), "DICESTREAM_SHARDS": str(SHARDS)},
-    )
-    assert result.exit_code == 0, result.output
-    assert "rebuilt read models of 1 games" in result.output
+    result = await asyncio.to_thread(run_cli, {"REDIS_URL": acl_redis.url("projector")}, "projector", "rebuild")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "rebuilt read models of 1 games" in result.stdout
     assert await admin.hget(f"ds:rm:{{{shard_of(game_id, SHARDS)}}}:games", game_id)
     await admin.aclose()
     assert_no_denials(acl_redis)
@@ -840,8 +837,19 @@ def test_what_a_trusted_client_with_xadd_on_the_intake_can_still_do(acl_redis: A
 # --- dicestream acl add-client ------------------------------------------------------------------------
 
 
+def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`dicestream ARGS` in a process of its own, as a user runs it (commands that serve or log
+    configure the process's logging, which must not leak into the test process)."""
+    full = {**os.environ, "DICESTREAM_PREFIX": "ds", "DICESTREAM_SHARDS": str(SHARDS), **env}
+    full["DICESTREAM_LOG_LEVEL"] = "warning"
+    return subprocess.run(
+        [sys.executable, "-m", "dicestream.cli", *args], env=full, capture_output=True, text=True, timeout=120
+    )
+
+
 def add_client_cli(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    result = CliRunner().invoke(app, ["acl", "add-client", *args, "--json"], env=env or {})
+    defaults = {"DICESTREAM_PREFIX": "ds", "DICESTREAM_SHARDS": "64", "REDIS_URL": ""}
+    result = CliRunner().invoke(app, ["acl", "add-client", *args, "--json"], env={**defaults, **(env or {})})
     assert result.exit_code == 0, result.output
     doc: dict[str, Any] = json.loads(result.stdout)
     return doc
@@ -862,7 +870,9 @@ def test_shard_globs_match_exactly_the_shards() -> None:
 
 
 def test_add_client_prints_a_loadable_line_and_a_strong_password() -> None:
-    text = CliRunner().invoke(app, ["acl", "add-client", "carol"])
+    text = CliRunner().invoke(
+        app, ["acl", "add-client", "carol"], env={"DICESTREAM_PREFIX": "ds", "DICESTREAM_SHARDS": "64"}
+    )
     assert text.exit_code == 0, text.output
     lines = text.stdout.splitlines()
     (line,) = [x for x in lines if x.startswith("user carol ")]
@@ -943,20 +953,18 @@ async def test_the_cli_runs_new_send_and_watch_as_a_trusted_client_named_cli(acl
     (the CLI's reply streams are `ds:reply:cli:*`)."""
     doc = add_client_cli("cli")
     acl_redis.admins()[0].execute_command("ACL", "SETUSER", "cli", *doc["rules"])
-    env = {"REDIS_URL": acl_redis.url("cli", doc["password"]), "DICESTREAM_SHARDS": str(SHARDS)}
+    env = {"REDIS_URL": acl_redis.url("cli", doc["password"])}
 
-    def cli(*args: str) -> Any:
-        return CliRunner().invoke(app, list(args), env=env)
+    async def cli(*args: str) -> str:
+        done = await asyncio.to_thread(run_cli, env, *args)
+        assert done.returncode == 0, f"dicestream {' '.join(args)}: {done.stdout}{done.stderr[-2000:]}"
+        return done.stdout
 
     async with services(acl_redis, ("referee",)):
-        created = await asyncio.to_thread(cli, "new", "sentient", "--game-id", "by-cli", "--json")
-        assert created.exit_code == 0 and '"accepted"' in created.stdout, created.output
-        joined = await asyncio.to_thread(
-            cli, "send", "by-cli", "lifecycle.JoinSeat", '{"seat": 0, "name": "c"}', "--json"
-        )
-        assert joined.exit_code == 0 and json.loads(joined.stdout)["token"], joined.output
-        watched = await asyncio.to_thread(cli, "watch", "by-cli", "--no-follow", "--json")
-        assert watched.exit_code == 0 and "lifecycle.SeatJoined" in watched.stdout, watched.output
+        assert '"accepted"' in await cli("new", "sentient", "--game-id", "by-cli", "--json")
+        joined = await cli("send", "by-cli", "lifecycle.JoinSeat", '{"seat": 0, "name": "c"}', "--json")
+        assert json.loads(joined)["token"]
+        assert "lifecycle.SeatJoined" in await cli("watch", "by-cli", "--no-follow", "--json")
     assert_no_denials(acl_redis)
 
 
