@@ -23,6 +23,7 @@ from contracts import lifecycle as lc
 from contracts.registry import command_type
 from contracts.schema import documents, render
 from dicestream import errors, ops
+from dicestream.acl import acl_app
 from dicestream.errors import InputError, NotFound, Refused, Unreachable
 from dicestream.gateway_cli import gateway_app
 from dicestream.loop import run as run_loop
@@ -44,6 +45,7 @@ app = typer.Typer(
 projector_app = typer.Typer(help="Read models.", no_args_is_help=True)
 app.add_typer(projector_app, name="projector")
 app.add_typer(gateway_app, name="gateway")
+app.add_typer(acl_app, name="acl")
 app.add_typer(ops.dead_app, name="dead")
 app.command()(ops.status)
 console = Console()

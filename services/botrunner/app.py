@@ -31,6 +31,7 @@ import msgspec
 import structlog
 from faststream import AckPolicy
 from faststream.redis import StreamSub
+from redis.exceptions import ResponseError
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -43,7 +44,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.leases import Leases
-from services.redis_conn import AnyRedis, connect, is_cluster
+from services.redis_conn import AnyRedis, connect, is_cluster, transient
 from services.service import Service
 from services.shards import Batch, ShardReader
 from services.supervise import Loop
@@ -399,9 +400,24 @@ class BotRunnerService(Service):
         else:
             # A Redis error propagates: the request stays pending and is delivered again.
             answer = await self.runner.host(req, request_id=entry_ids[0].decode())
-        if req.reply_to and req.reply_to.startswith(self.keys.reply_prefix()):
-            await self.client.xadd(req.reply_to, {"data": codec.encode(answer)})
+        if req.reply_to:
+            await self._host_reply(req.reply_to, answer)
         await self.client.xack(self.runner.lobby, GROUP, *entry_ids)
+
+    async def _host_reply(self, reply_to: str, answer: HostReply) -> None:
+        """Only into a reply stream of this installation. A write Redis refuses (a stream outside
+        this user's ACL, which grants only the gateway's `<prefix>:reply:gw:*`; a key of another
+        type) is logged and the request settled all the same: raising would leave it pending, to
+        be redelivered, hosted again and refused again for ever."""
+        if self.keys.reply_client(reply_to) is None:
+            log.warning("host_reply_skipped", reply_to=reply_to[:120], reason="not a reply stream")
+            return
+        try:
+            await self.client.xadd(reply_to, {"data": codec.encode(answer)})
+        except ResponseError as exc:
+            if transient(exc):
+                raise
+            log.warning("host_reply_refused", reply_to=reply_to[:120], error=str(exc)[:200])
 
     async def _watch_lobby(self, loop: Loop) -> None:
         """FastStream stops a stream subscriber whose group vanished (NOGROUP): recreate the group
