@@ -117,7 +117,7 @@ def client_rules(name: str, prefix: str = "ds", shards: int = 64) -> list[str]:
         # What any audience or seat may see: public streams, and every seat's turn requests (a
         # trusted client can read any seat's view: hidden information is only hidden from
         # untrusted clients, who use the gateway).
-        f"(+xread +xrange +xrevrange +xlen %R~{p}:game:{{*}}:public %R~{p}:game:{{*}}:seat:*)",
+        f"(+xread +xrange +xrevrange +xlen +exists %R~{p}:game:{{*}}:public %R~{p}:game:{{*}}:seat:*)",
     ]
 
 

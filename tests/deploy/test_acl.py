@@ -43,7 +43,7 @@ from dicestream import sdk
 from dicestream.acl import new_client
 from dicestream.cli import app
 from dicestream.localredis import LocalCluster, LocalRedis, server_binary, server_version
-from dicestream.runtime import SERVICES, build
+from dicestream.runtime import BACKEND, build
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
@@ -59,7 +59,7 @@ import plain_bot  # noqa: E402
 
 KEYS = Keys("ds")
 SHARDS = 4
-FILE_USERS = ("default", "admin", "replica", *SERVICES, "gateway")
+FILE_USERS = ("default", "admin", "replica", *BACKEND, "gateway")
 CLIENTS = ("alice", "bob", "mallory")  # trusted clients of the tests, made like add-client does
 TITLES = {"sentient": 2, "prosperity": 3, "mechanica": 2, "artifacts": 2}
 
@@ -165,12 +165,12 @@ def standalone(tmp: Path) -> Iterator[AclRedis]:
 
 @contextlib.contextmanager
 def cluster(tmp: Path) -> Iterator[AclRedis]:
-    from tests.conftest import _free_block
+    from dicestream.localredis import free_ports
 
     binary = redis7()
     path = tmp / "users.acl"
     path.write_text(bootstrap_text())
-    servers = LocalCluster(_free_block(6), tmp / "cluster", binary=binary, extra=server_args(path)).start()
+    servers = LocalCluster(free_ports(6), tmp / "cluster", binary=binary, extra=server_args(path)).start()
     env = AclRedis(nodes=servers.nodes, cluster=True)
     try:
         for node in servers.nodes:  # replicas authenticate to their primary as `replica`
@@ -221,7 +221,7 @@ def settings(name: str = "acl") -> Settings:
 
 
 @contextlib.asynccontextmanager
-async def services(env: AclRedis, names: tuple[str, ...] = SERVICES) -> AsyncIterator[dict[str, Any]]:
+async def services(env: AclRedis, names: tuple[str, ...] = BACKEND) -> AsyncIterator[dict[str, Any]]:
     """Each service under its own ACL user, as `dicestream serve NAME` runs it."""
     started: dict[str, Any] = {}
     try:
@@ -340,7 +340,7 @@ def test_users_acl_has_one_user_per_service_and_nothing_broad() -> None:
         for never in ("+eval", "+keys", "+flushall", "+flushdb", "+config", "+debug", "+monitor", "+client"):
             assert never not in words, f"{name} has {never}"
         assert "+scan" not in words or name == "projector", name
-        assert "+xgroup|create" not in words or name in SERVICES, name
+        assert "+xgroup|create" not in words or name in BACKEND, name
 
 
 # --- who may do what, key class by key class (ACL DRYRUN) ------------------------------------------
@@ -366,9 +366,10 @@ KEY_CLASSES: dict[str, tuple[str, str]] = {
     "reply:alice": ("ds:reply:alice:x", "stream"),
     "reply:gw": ("ds:reply:gw:x", "stream"),
     "reply:botrunner": ("ds:reply:botrunner:x", "stream"),
-    "gw": ("ds:gw:limits:x", "string"),
+    "apikeys": ("ds:gw:apikeys", "hash"),
+    "ratelimit": ("ds:rl:x", "string"),
     "other": ("other:key", "string"),
-    **{f"leases:{role}": (f"ds:leases:{{{role}}}:holders", "hash") for role in SERVICES},
+    **{f"leases:{role}": (f"ds:leases:{{{role}}}:holders", "hash") for role in BACKEND},
 }
 
 
@@ -442,7 +443,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "hosted": {R, W},
         "leases:botrunner": {R, W},
     },
-    "gateway": {  # placeholder, completed when the gateway lands
+    "gateway": {
         "intake": {W},
         "intake:nonexistent": {W},
         "lobby": {W},
@@ -452,7 +453,8 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "audit": {R},
         "rm": {R},
         "reply:gw": {R, D},
-        "gw": {R, W, D},
+        "apikeys": {R},
+        "ratelimit": {R, W},
     },
     "alice": {
         "intake": {W},
@@ -542,7 +544,7 @@ def test_forbidden_probes_are_refused_with_noperm(acl_redis: AclRedis) -> None:
     admin.xadd("ds:reply:alice:x", {"data": b"token"})
     admin.xadd("ds:game:{g1}:log", {"data": b"{}"})
     admin.set("ds:secret", "s")
-    for user in (*SERVICES, "gateway", *CLIENTS):
+    for user in (*BACKEND, "gateway", *CLIENTS):
         r = acl_redis.sync(user)
         mine = user == "alice"
         for cmd in (
@@ -556,7 +558,7 @@ def test_forbidden_probes_are_refused_with_noperm(acl_redis: AclRedis) -> None:
             nopermission(r.execute_command, *cmd)
         if user != "projector":
             nopermission(r.execute_command, "SCAN", "0")
-        if user not in SERVICES:
+        if user not in BACKEND:
             nopermission(r.execute_command, "XGROUP", "CREATE", "ds:cmd:{1}", "mine", "0", "MKSTREAM")
         if user != "referee":
             nopermission(r.get, "ds:secret")
@@ -587,7 +589,7 @@ def test_forbidden_probes_are_refused_with_noperm(acl_redis: AclRedis) -> None:
         if user != "referee":
             nopermission(r.xrange, "ds:cmd:{1}")
         r.close()
-    assert {e["username"] for e in acl_redis.acl_log()} <= {*SERVICES, "gateway", *CLIENTS}
+    assert {e["username"] for e in acl_redis.acl_log()} <= {*BACKEND, "gateway", *CLIENTS}
     assert admin.get("ds:secret") == b"s" and admin.xlen("ds:game:{g1}:log") == 1
     assert admin.xlen("ds:reply:alice:x") == 1
 
