@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Final, Literal
 
 import msgspec
 
 from contracts.limits import HEAD_BYTES
 
-ACCEPTED, REJECTED = "accepted", "rejected"
+# What became of a command: played (`accepted`) or refused with a rule (`rejected`). The only two
+# values, listed as an enum in schema/ (`status` of protocol/reply.json, export/line.json).
+OutcomeStatus = Literal["accepted", "rejected"]
+ACCEPTED: Final = "accepted"
+REJECTED: Final = "rejected"
 NULL = msgspec.Raw(b"null")
 
 
@@ -43,7 +48,9 @@ class CommandOutcome(msgspec.Struct, frozen=True, kw_only=True):
     command_id: str
     command_type: str
     game_id: str
-    status: str  # "accepted" | "rejected"
+    # "accepted": the command was played, its events are versions judged_at_version + 1 ..
+    # to_version. "rejected": refused, `rule` (docs/rules/) and `text` say why; nothing changed.
+    status: OutcomeStatus
     seat: int | None = None
     authenticated: bool = False
     # Sent by the referee's own services (a deadline's ForceDefault).

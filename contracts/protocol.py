@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -48,7 +48,11 @@ class HostBot(msgspec.Struct, frozen=True, kw_only=True):
     reply_to: str | None = None
 
 
-HOSTED, REFUSED = "hosted", "refused"
+# A bot runner's verdict on a HostBot: the bot joined the seat and plays it (`hosted`), or not
+# (`refused`, with `reason`, and `rule` when the referee refused the bot's JoinSeat).
+HostStatus = Literal["hosted", "refused"]
+HOSTED: Final = "hosted"
+REFUSED: Final = "refused"
 
 
 class HostReply(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,7 +61,7 @@ class HostReply(msgspec.Struct, frozen=True, kw_only=True):
 
     game_id: str
     seat: int
-    status: str  # "hosted" | "refused"
+    status: HostStatus
     reason: str | None = None
     rule: str | None = None
 

@@ -11,7 +11,7 @@ from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
 from contracts.export import ExportLine
 from contracts.limits import entry_limits
 from contracts.outcome import Reply
-from contracts.protocol import HostBot, SeatMessage
+from contracts.protocol import HostBot, HostReply, SeatMessage
 from contracts.registry import command_types, event_types
 
 
@@ -29,6 +29,7 @@ def documents() -> dict[str, dict[str, Any]]:
         "protocol/reply.json": _schema(Reply, "Reply"),
         "protocol/seat-message.json": _schema(SeatMessage, "SeatMessage"),
         "protocol/host-bot.json": _schema(HostBot, "HostBot"),
+        "protocol/host-reply.json": _schema(HostReply, "HostReply"),
         "export/line.json": _schema(ExportLine, "ExportLine"),
         "protocol/bus-notice.json": _schema(BusNotice, "BusNotice"),
     }

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
-from contracts.outcome import CommandOutcome
+from contracts.outcome import CommandOutcome, OutcomeStatus
 from contracts.protocol import Action
 from services.readmodel import GameSummary
 
@@ -17,7 +17,7 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     command_id: str
     command_type: str
     game_id: str
-    status: Literal["accepted", "rejected"]
+    status: OutcomeStatus
     seat: int | None = None
     authenticated: bool = False
     expected_version: int | None = None
@@ -42,7 +42,7 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
             command_id=o.command_id,
             command_type=o.command_type,
             game_id=o.game_id,
-            status="accepted" if o.status == "accepted" else "rejected",
+            status=o.status,
             seat=o.seat,
             authenticated=o.authenticated,
             expected_version=o.expected_version,
