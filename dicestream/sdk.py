@@ -61,13 +61,24 @@ async def play_seat(
             raise RuntimeError(f"seat {seat} of {game_id} could not be joined: {o.rule} {o.detail}")
         token = joined.token
         if start:
-            while (await client.call(game_id, lc.StartGame(), seat=seat, token=token)).outcome.status != ACCEPTED:
-                await asyncio.sleep(0.2)  # other seats still joining
+            await _start(client, game_id, seat, token)
         async with asyncio.timeout(timeout_s):
             return await _play(bot, client, keys.seat(game_id, seat), token)
     finally:
         await client.close()
         await redis.aclose()
+
+
+async def _start(client: Client, game_id: str, seat: int, token: str) -> None:
+    """StartGame until every seat is joined (GAME-SEATS-EMPTY until then; each try a new command
+    id); GAME-NOT-OPEN means another seat started it. Any other refusal is raised."""
+    while True:
+        o = (await client.call(game_id, lc.StartGame(), seat=seat, token=token)).outcome
+        if o.status == ACCEPTED or o.rule == "GAME-NOT-OPEN":
+            return
+        if o.rule != "GAME-SEATS-EMPTY":
+            raise RuntimeError(f"{game_id} could not be started: {o.rule} {o.detail}")
+        await asyncio.sleep(0.2)  # other seats still joining
 
 
 async def _play(bot: Bot, client: Client, stream: str, token: str) -> GameOver:

@@ -150,3 +150,33 @@ async def test_a_bot_that_answers_late_gets_the_default_action_forced(
     assert {f.reason for f in found} == {"timeout"}
     assert {f.seat for f in found} == {0, 1}  # both seats' turns were played for them, in turn
     assert found[0].command_type in ("sentient.Pass", "sentient.Acquire")
+
+
+async def test_sdk_bots_that_all_start_the_game_play_it_whoever_started_it(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    """`start=True` in every seat: one StartGame is accepted, the others are refused GAME-NOT-OPEN
+    (or GAME-SEATS-EMPTY while seats are still joining) and those bots play on (docs/bots.md)."""
+    keys = Keys(settings.prefix)
+    async with running(settings, redis_url, ("referee", "turns")):
+        cli = Client(client, keys, settings.shards)
+        await cli.call("all-start", lc.CreateGame(game_type="sentient", num_players=3))
+        bots = [
+            sdk.play_seat(
+                FirstLegal(),
+                "all-start",
+                seat,
+                redis_url=redis_url,
+                prefix=settings.prefix,
+                shards=settings.shards,
+                start=True,
+            )
+            for seat in range(3)
+        ]
+        overs = await asyncio.wait_for(asyncio.gather(*bots), 90)
+        assert overs[0].scores == overs[1].scores == overs[2].scores
+        audit = [msgspec.json.decode(o) for o in await RedisEventStore(client, keys).audit("all-start")]
+        starts = [o for o in audit if o["command_type"] == "lifecycle.StartGame"]
+        assert sum(o["status"] == "accepted" for o in starts) == 1
+        assert {o["rule"] for o in starts if o["status"] != "accepted"} <= {"GAME-NOT-OPEN", "GAME-SEATS-EMPTY"}
+        await cli.close()
