@@ -203,7 +203,7 @@ def _start(match: Match, apply: bool) -> list[msgspec.Struct] | Rejected:
         return rejected("GAME-NOT-OPEN", f"game is {match.status}")
     if any(s is None for s in match.seats):
         return rejected("GAME-SEATS-EMPTY", "every seat must be joined")
-    # Setup draws on the RNG of the version right after GameStarted.
+    # Set-up draws on the RNG of GameStarted's own version (the first this command writes).
     setup = match.rules.setup(match.num_players, Rng.for_version(_seed(match), match.version + 1))
     return _after(match, [lc.GameStarted(), *setup], apply)
 

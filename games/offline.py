@@ -1,9 +1,11 @@
 """An OpenSpiel-like offline API over any `Rules`: step a game in memory, clone it, search it.
 
-The loop is the referee's (see `games.play.play_game`): set-up events are decided with
-`Rng.for_version(seed, 0)`, and the command that writes events after log version `v` is decided
-with `Rng.for_version(seed, v)`. So an `OfflineGame` built from the referee's seed and fed the
-same commands produces exactly the referee's events, state and result.
+The loop is like the referee's (see `games.play.play_game`) but not the same: it has no lifecycle
+events, so its set-up is decided with `Rng.for_version(seed, 0)` and the command that writes
+events after its own version `v` with `Rng.for_version(seed, v)`, where the referee numbers
+versions with the lifecycle events counted (docs/fairness.md, "Which version"). An `OfflineGame`
+built from a referee's seed therefore does NOT reproduce the referee's set-up or rolls; making both
+step one lifecycle aggregate is open work (the game-kit issue).
 
 Hidden information and search. Two things a real player does not know:
 
