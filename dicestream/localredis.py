@@ -148,6 +148,10 @@ class LocalCluster:
             str(node_timeout_ms),
             "--appendonly",
             "no",
+            # Redis 7 waits 5 s (repl-diskless-sync-delay) for more replicas before a full sync: the
+            # replicas would only hold data that long after the cluster says ok.
+            "--repl-diskless-sync-delay",
+            "0",
             *extra,
         )
         self.nodes = [
@@ -185,6 +189,11 @@ class LocalCluster:
             return all(c.execute_command("CLUSTER INFO")["cluster_state"] == "ok" for c in clients)
 
         _wait(healthy, "cluster_state:ok", timeout_s=30)
+
+        def replicating() -> bool:
+            return all(c.info("replication").get("master_link_status") == "up" for c in clients[self.masters :])
+
+        _wait(replicating, "every replica's link to its master", timeout_s=30)
         for c in clients:
             c.close()
         return self
