@@ -176,6 +176,22 @@ async def audit_table(r: AnyRedis, keys: Keys, shards: int) -> dict[str, Any]:
     }
 
 
+async def _explain(r: AnyRedis, keys: Keys, shards: int, cid: str, game_id: str) -> dict[str, Any]:
+    """What the server holds of a command the bench never saw answered."""
+    stream = keys.intake(shard_of(game_id, shards))
+    pending = await r.xpending_range(stream, GROUP, min="-", max="+", count=10_000)
+    entry = [i for i, f in await r.xrange(stream) if cid.encode() in f[b"data"]]
+    audited = [f[b"data"] for _, f in await r.xrange(keys.audit(game_id)) if cid.encode() in f[b"data"]]
+    return {
+        "command_id": cid,
+        "game_id": game_id,
+        "intake_entry": [e.decode() for e in entry],
+        "still_pending": any(p["message_id"] in entry for p in pending),
+        "audit_records": len(audited),
+        "outcome_recorded": await r.hget(keys.commands(game_id), cid) is not None,
+    }
+
+
 async def kill_and_measure(
     r: AnyRedis, keys: Keys, load: Load, victim: Worker, live: list[Worker], timeout_s: float
 ) -> dict[str, Any]:
@@ -310,6 +326,8 @@ async def run_takeover(
         while load.inflight and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         out["lost_in_flight"] = len(load.inflight)
+        lost = list(load.inflight.items())[:10]
+        out["lost_details"] = [await _explain(r, keys, shards, cid, gid) for cid, (gid, _) in lost]
         out["commands_sent"] = load.sent
         out["outcomes"] = load.stats.as_dict()
         out["answered_more_than_once"] = sum(1 for n in load.replies_per_command.values() if n > 1)

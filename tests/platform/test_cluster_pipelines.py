@@ -17,6 +17,8 @@ from redis.exceptions import ResponseError
 from bench.harness import free_block
 from dicestream.localredis import LocalCluster
 from services.redis_conn import connect, node_pipelines
+from services.referee import sink as sink_module
+from services.referee.sink import RedisSink
 
 pytestmark = pytest.mark.redis
 
@@ -95,3 +97,43 @@ async def test_ask_during_a_slot_migration_is_followed_with_asking(rc: RedisClus
         for c in (src, dst):
             c.execute_command("CLUSTER SETSLOT", slot, "STABLE")
             c.close()
+
+
+async def test_the_referee_acks_on_a_cluster_only_once_its_replies_are_written(
+    rc: RedisCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reply and intake streams are on different primaries: written together, a referee killed
+    half-way could leave a command acked and never answered. The sink sends the XACKs only once
+    every XADD has been answered: when the XADDs fail, nothing is acked (the command stays pending
+    and is judged again, a duplicate answered with its first outcome)."""
+    tag = uuid.uuid4().hex[:6]
+    intake = f"np-{tag}:cmd:{{0}}"
+    reply = next(
+        k
+        for k in (f"np-{tag}:reply:c:{{r{i}}}" for i in range(100))
+        if rc.get_node_from_key(k).name != rc.get_node_from_key(intake).name
+    )
+    await rc.xgroup_create(intake, "g", id="0", mkstream=True)
+    entry = await rc.xadd(intake, {"data": "cmd"})
+    await rc.xreadgroup("g", "c", {intake: ">"})
+    sent: list[list[str]] = []
+
+    Calls = list[tuple[object, tuple[object, ...]]]
+
+    async def dropped_first(client: object, calls: Calls, tail: object = None) -> None:
+        sent.append([str(c[1][0]) for c in calls])
+        raise ConnectionError("dropped")
+
+    monkeypatch.setattr(sink_module, "node_pipelines", dropped_first)
+    sink = RedisSink(rc)
+    sink.add(reply, {"data": b"answer"})
+    sink.ack(intake, "g", [entry])
+    with pytest.raises(ConnectionError):
+        await sink.flush()
+    assert sent == [["XADD"]]  # the XACK was never sent
+    assert (await rc.xpending(intake, "g"))["pending"] == 1
+    monkeypatch.undo()
+    sink.add(reply, {"data": b"answer"})
+    sink.ack(intake, "g", [entry])
+    await sink.flush()
+    assert (await rc.xpending(intake, "g"))["pending"] == 0 and await rc.xlen(reply) == 1
