@@ -8,14 +8,17 @@ import contextlib
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import redis.asyncio as aredis
@@ -124,8 +127,10 @@ class CpuMeter:
     Where the kernel keeps schedstats, also each one's exact time on a CPU (`<name>_run_s`) and
     time spent runnable but waiting for a CPU (`<name>_wait_s`)."""
 
-    def __init__(self, worker_pids: Sequence[int], redis_pid: int | None) -> None:
-        self.pids = {"referee": list(worker_pids), "redis": [redis_pid] if redis_pid else []}
+    def __init__(self, worker_pids: Sequence[int], redis_pid: int | Sequence[int] | None) -> None:
+        # Several Redis pids: a cluster's nodes, primaries and replicas (summed as "redis").
+        redis_pids = [redis_pid] if isinstance(redis_pid, int) else list(redis_pid or ())
+        self.pids = {"referee": list(worker_pids), "redis": redis_pids}
         self._start: dict[str, float] = {}
         self.used: dict[str, float] = {}
 
@@ -161,24 +166,42 @@ class CpuMeter:
 
 
 class Worker:
-    """One `dicestream serve referee` process on a subset of the intake shards."""
+    """One `dicestream serve referee` process: on a static subset of the intake shards (`own`,
+    DICESTREAM_OWN_SHARDS), or with `own=None` on whatever its shard leases give it (then `own` is
+    filled in by `wait_leases`)."""
 
-    def __init__(self, url: str, prefix: str, shards: int, own: Sequence[int]) -> None:
-        self.own = list(own)
+    def __init__(
+        self,
+        url: str,
+        prefix: str,
+        shards: int,
+        own: Sequence[int] | None,
+        env: dict[str, str] | None = None,
+        consumer: str | None = None,
+    ) -> None:
+        self.own = list(own or ())
+        self.leased = own is None
         self.total_shards = shards
-        self.consumer = f"{prefix}-referee-{uuid.uuid4().hex[:6]}"
+        self.health_port = free_port()
+        self.consumer = consumer or f"{prefix}-referee-{uuid.uuid4().hex[:6]}"
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
             prefix="dicestream-bench-referee-", suffix=".log", delete=False
         )
-        env = dict(os.environ)
-        env.update(
+        environ = dict(os.environ)
+        environ.pop("DICESTREAM_OWN_SHARDS", None)
+        environ.update(
             REDIS_URL=url,
             DICESTREAM_PREFIX=prefix,
             DICESTREAM_SHARDS=str(shards),
-            DICESTREAM_OWN_SHARDS=",".join(map(str, self.own)),
             DICESTREAM_CONSUMER=self.consumer,
             DICESTREAM_LOG_LEVEL="warning",
+            # Each worker serves its own health endpoint (its /metrics are read by some sections).
+            DICESTREAM_HEALTH_ADDR=f"127.0.0.1:{self.health_port}",
         )
+        if own is not None:
+            environ["DICESTREAM_OWN_SHARDS"] = ",".join(map(str, self.own))
+        environ.update(env or {})
+        env = environ
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "dicestream.cli", "serve", "referee"],
             env=env,
@@ -193,6 +216,18 @@ class Worker:
 
     def rss_kib(self) -> int | None:
         return rss_kib(self.proc.pid)
+
+    def metrics(self) -> dict[str, float]:
+        """This worker's Prometheus samples ("name{labels}" -> value), from its /metrics."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.health_port}/metrics", timeout=5) as resp:
+            text = resp.read().decode()
+        out: dict[str, float] = {}
+        for line in text.splitlines():
+            if line and not line.startswith("#"):
+                name, _, value = line.rpartition(" ")
+                with contextlib.suppress(ValueError):
+                    out[name] = float(value)
+        return out
 
     def log_tail(self, lines: int = 30) -> str:
         try:
@@ -245,6 +280,13 @@ class Worker:
             ) from exc
         replies.take(e.command_id for e in envs)
 
+    def kill(self) -> float:
+        """SIGKILL (no lease release, no drain); the perf_counter time it was sent."""
+        t = time.perf_counter()
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        return t
+
     def stop(self, timeout_s: float = 15.0) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -256,6 +298,30 @@ class Worker:
         self.log.close()
         with contextlib.suppress(OSError):
             os.unlink(self.log.name)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def free_block(size: int) -> int:
+    """A first port of `size` consecutive free ports whose cluster bus ports (+10000) are free too,
+    all below the kernel's ephemeral range (32768-60999 by default: a bench's many short
+    connections leave thousands of those in TIME_WAIT, and could take a port between this check
+    and the server's bind)."""
+    for _ in range(500):
+        base = random.randrange(21000, 22700 - size)
+        try:
+            for port in (p for i in range(size) for p in (base + i, base + i + 10000)):
+                with socket.socket() as sock:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as redis-server binds
+                    sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise BenchError("no block of free ports for a cluster")
 
 
 def _s(v: bytes | str) -> str:
@@ -272,16 +338,56 @@ def split_shards(shards: int, workers: int) -> list[list[int]]:
 
 
 async def start_workers(
-    url: str, keys: Keys, shards: int, count: int, r: aredis.Redis, replies: Replies
+    url: str,
+    keys: Keys,
+    shards: int,
+    count: int,
+    r: AnyRedis,
+    replies: Replies,
+    *,
+    leases: bool = False,
+    env: dict[str, str] | None = None,
 ) -> list[Worker]:
-    workers = [Worker(url, keys.prefix, shards, own) for own in split_shards(shards, count)]
+    """`count` referee processes, on static shard splits or (`leases`) sharing the shards by leases;
+    returned once each answers a probe on every shard it reads."""
+    owns: list[list[int] | None] = [None] * count if leases else list(split_shards(shards, count))
+    workers = [Worker(url, keys.prefix, shards, own, env) for own in owns]
     try:
+        if leases:
+            await wait_leases(r, keys, workers)
         for w in workers:  # one at a time: the reply collector waits for one set of ids
             await w.wait_ready(r, keys, replies)
     except BaseException:
         stop_workers(workers)
         raise
     return workers
+
+
+async def lease_holders(r: AnyRedis, keys: Keys, role: str = GROUP) -> dict[int, str]:
+    """shard -> holder ("consumer#nonce") from the role's lease table."""
+    raw = await r.hgetall(keys.leases(role)[0])
+    return {int(k): _s(v) for k, v in raw.items()}
+
+
+async def wait_leases(r: AnyRedis, keys: Keys, workers: Sequence[Worker], timeout_s: float = 90.0) -> None:
+    """Until the lease table gives every shard to one of `workers`, each holding its fair share
+    (so nothing is left to rebalance), then set each worker's `own` to what it holds."""
+    deadline = time.monotonic() + timeout_s
+    total = workers[0].total_shards
+    lo, hi = total // len(workers), -(-total // len(workers))
+    while True:
+        for w in workers:
+            w.check_alive()
+        holders = await lease_holders(r, keys)
+        per = {w.consumer: sorted(s for s, h in holders.items() if h.rsplit("#", 1)[0] == w.consumer) for w in workers}
+        held = sum(len(v) for v in per.values())
+        if held == total and all(lo <= len(v) <= hi for v in per.values()):
+            for w in workers:
+                w.own = per[w.consumer]
+            return
+        if time.monotonic() > deadline:
+            raise BenchError(f"leases not settled after {timeout_s:.0f}s: {[len(v) for v in per.values()]} of {total}")
+        await asyncio.sleep(0.1)
 
 
 def stop_workers(workers: Iterable[Worker]) -> None:
@@ -295,9 +401,11 @@ def stop_workers(workers: Iterable[Worker]) -> None:
 class Replies:
     """One task reading one reply stream with XREAD BLOCK; records when each outcome was seen."""
 
-    def __init__(self, url: str, stream: str) -> None:
+    def __init__(self, url: str, stream: str, on_reply: Callable[[str, float, int, Reply], None] | None = None) -> None:
         self.redis = connect(url)
         self.stream = stream
+        # Called for every reply read: (command id, when seen, the reply entry's server time in ms, reply).
+        self.on_reply = on_reply
         self.seen: dict[str, tuple[float, Reply]] = {}
         self._pending: set[str] = set()
         self._done = asyncio.Event()
@@ -310,15 +418,28 @@ class Replies:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
 
+    async def _read(self) -> Any:
+        if not is_cluster(self.redis):
+            return await self.redis.xread({self.stream: self._last}, count=5000, block=1000)
+        # Sent to the stream's primary: routed by redis-py, every XREAD would first cost a
+        # COMMAND GETKEYS round trip (as the referee's reads did, see services/shards.py).
+        rc: RedisCluster = self.redis  # type: ignore[assignment]
+        await rc.initialize()
+        node = rc.get_node_from_key(self.stream)
+        args = ("COUNT", 5000, "BLOCK", 1000, "STREAMS", self.stream, self._last)
+        return await rc.execute_command("XREAD", *args, target_nodes=node)
+
     async def _run(self) -> None:
         while not self._stopping:
-            got = await self.redis.xread({self.stream: self._last}, count=5000, block=1000)
+            got = await self._read()
             now = time.perf_counter()
             for _, entries in got or ():
-                for _entry_id, fields in entries:
+                for entry_id, fields in entries:
                     reply = self._decoder.decode(fields[b"data"])
                     cid = reply.outcome.command_id
                     self.seen[cid] = (now, reply)
+                    if self.on_reply is not None:
+                        self.on_reply(cid, now, int(entry_id.split(b"-", 1)[0]), reply)
                     if cid in self._pending:
                         self._pending.discard(cid)
                         if not self._pending:
@@ -445,9 +566,13 @@ class Pool:
         await self.replies.wait(timeout_s, workers)
         return [rep for _, rep in self.replies.take(ids)]
 
-    async def prepare(self, n: int, workers: Sequence[Worker], players: Sequence[int] = (2, 3, 4)) -> None:
-        """Create, join every seat, start; not timed. Player counts cycle over `players`."""
-        tag = uuid.uuid4().hex[:6]
+    async def prepare(
+        self, n: int, workers: Sequence[Worker], players: Sequence[int] = (2, 3, 4), tag: str | None = None
+    ) -> None:
+        """Create, join every seat, start; not timed. Player counts cycle over `players`. Game ids
+        are `g<tag>-<i>` (`tag` random unless given: the same tag on two servers, the same games
+        on the same shards)."""
+        tag = tag or uuid.uuid4().hex[:6]
         games = [Game(f"g{tag}-{i:05d}", players[i % len(players)]) for i in range(n)]
         c = self.client
 
@@ -476,7 +601,11 @@ class Pool:
             g.hashes = [tokens.token_hash(t) for t in g.tokens]
         starts = [c.envelope(g.game_id, lc.StartGame(), seat=0, token=g.tokens[0]) for g in games]
         need(await self.call_many(starts, workers), "StartGame")
-        logs = await RedisEventStore(self.redis, self.keys).read_many({g.game_id: 0 for g in games})
+        store = RedisEventStore(self.redis, self.keys)
+        try:
+            logs = await store.read_many({g.game_id: 0 for g in games})
+        finally:
+            await store.close()  # a cluster store's own reader
         for g in games:
             g.agg = rebuild(g.game_id, logs[g.game_id])
             if g.agg.status != m.RUNNING:

@@ -123,7 +123,7 @@ async def throughput(
     waves: int,
     stats: Stats,
     timeout_s: float = 120.0,
-    redis_pid: int | None = None,
+    redis_pid: int | Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """`waves` waves of one move per running game: each wave XADDed in one pipeline, timed from
     just before that pipeline until the last outcome is seen on the reply stream. Building the
@@ -175,7 +175,7 @@ async def latency(
     rate: float,
     seconds: float,
     stats: Stats,
-    redis_pid: int | None = None,
+    redis_pid: int | Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Commands paced at `rate`/s, round-robin over the pool's games, each awaited XADD alone;
     latency = when the reply reader saw the outcome minus just before that command's XADD."""

@@ -712,16 +712,34 @@ def projector_rebuild(as_json: Json = False) -> None:
     console.print(f"rebuilt read models of {rebuilt} games")
 
 
+BENCH_SECTIONS = ("main", "cluster", "takeover", "durability")
+
+
 @app.command()
 def bench(
     quick: Annotated[bool, typer.Option(help="smaller sizes, for a smoke run")] = False,
     repeats: Annotated[int, typer.Option()] = 3,
+    section: Annotated[
+        str,
+        typer.Option(
+            help="main: (a)-(f) on REDIS_URL; cluster: (b) on a 3-master cluster with 1-3 referees; takeover: "
+            "SIGKILLed referees; durability: appendfsync always, WAIT 1. All but main start their own "
+            "redis-server processes on loopback."
+        ),
+    ] = "main",
 ) -> None:
     """Measure the referee against raw Redis baselines (see bench/README.md)."""
-    from bench.run import main as run_bench
+    if section not in BENCH_SECTIONS:
+        raise typer.BadParameter(f"one of {', '.join(BENCH_SECTIONS)}", param_hint="--section")
+    if section == "main":
+        from bench.run import main as run_bench
 
-    settings, url, _ = _setup(quiet=True)
-    run_bench(url, settings, quick=quick, repeats=repeats, console=console)
+        settings, url, _ = _setup(quiet=True)
+        run_bench(url, settings, quick=quick, repeats=repeats, console=console)
+        return
+    from bench import sections_cli
+
+    sections_cli.run(section, quick=quick, repeats=repeats, console=console)
 
 
 def main() -> None:  # pragma: no cover - entry point

@@ -171,6 +171,10 @@ class LocalCluster:
             str(node_timeout_ms),
             "--appendonly",
             "no",
+            # Redis 7 waits 5 s (repl-diskless-sync-delay) for more replicas before a full sync: the
+            # replicas would only hold data that long after the cluster says ok.
+            "--repl-diskless-sync-delay",
+            "0",
             *extra,
         )
         self.nodes = [

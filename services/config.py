@@ -29,6 +29,10 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_RECLAIM_IDLE_MS": "pending entries idle this long are delivered again (default 15000)",
     "DICESTREAM_MAX_DELIVERIES": "deliveries before a command goes to the dead-letter stream (default 5)",
     "DICESTREAM_CACHE_GAMES": "aggregates a service keeps in memory (default 20000)",
+    "DICESTREAM_APPEND_WAIT_REPLICAS": "referee: answer a command only once this many replicas have its append "
+    "(WAIT after the appends; default 0: answer once the primary has it)",
+    "DICESTREAM_APPEND_WAIT_TIMEOUT_MS": "referee: how long a WAIT for replicas may take before the batch is "
+    "left pending and judged again (default 1000)",
     "DICESTREAM_TOKEN_SECRET": "referee: HMAC key for seat tokens (default: generated once, kept in Redis)",
     "DICESTREAM_HEALTH_ADDR": "host:port of /livez, /readyz and /metrics (default 127.0.0.1:9100; off: none)",
     "DICESTREAM_LOG_LEVEL": "debug, info, warning, error (default info)",
@@ -66,6 +70,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     reclaim_idle_ms: int = 15000
     max_deliveries: int = 5
     cache_games: int = 20000
+    append_wait_replicas: int = 0
+    append_wait_timeout_ms: int = 1000
     token_secret: str | None = None
     health_addr: str | None = "127.0.0.1:9100"
     log_level: str = "info"
@@ -148,6 +154,10 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         reclaim_idle_ms=_read(e, "DICESTREAM_RECLAIM_IDLE_MS", "15000", _count(100), "milliseconds, at least 100"),
         max_deliveries=_read(e, "DICESTREAM_MAX_DELIVERIES", "5", _count(1), "a whole number, at least 1"),
         cache_games=_read(e, "DICESTREAM_CACHE_GAMES", "20000", _count(1), "a whole number, at least 1"),
+        append_wait_replicas=_read(e, "DICESTREAM_APPEND_WAIT_REPLICAS", "0", _count(0), "a whole number, at least 0"),
+        append_wait_timeout_ms=_read(
+            e, "DICESTREAM_APPEND_WAIT_TIMEOUT_MS", "1000", _count(10), "milliseconds, at least 10"
+        ),
         token_secret=e.get("DICESTREAM_TOKEN_SECRET") or None,
         health_addr=None if health.lower() in ("", "off", "none") else health,
         log_level=_read(e, "DICESTREAM_LOG_LEVEL", "info", _choice(LOG_LEVELS), " | ".join(LOG_LEVELS)),

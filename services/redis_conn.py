@@ -18,20 +18,24 @@ instead (about 25 s), and connecting still times out.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import weakref
+from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 import hiredis
 import redis
 import redis.asyncio as aredis
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterNode, PipelineCommand, RedisCluster
 from redis.asyncio.connection import Connection
 from redis.exceptions import (
+    AskError,
     AuthenticationError,
     AuthorizationError,
     ClusterDownError,
+    MovedError,
     ReadOnlyError,
     SlotNotCoveredError,
     TryAgainError,
@@ -44,8 +48,14 @@ StreamReads: TypeAlias = list[tuple[bytes, Entries]]
 CLUSTER_ENV = "DICESTREAM_REDIS_CLUSTER"
 
 
-# Faults that pass: Redis restarting or unreachable, a cluster failing over. Loops wait them out with a
-# backoff instead of counting them as failures; a wrong password or a refused command is not one.
+class ReplicasBehind(redis.exceptions.RedisError):
+    """A WAIT after writes returned before as many replicas as wanted had acknowledged them (a
+    replica down or lagging): the writes are on the primary, not proven on the replicas."""
+
+
+# Faults that pass: Redis restarting or unreachable, a cluster failing over, replicas behind. Loops wait
+# them out with a backoff instead of counting them as failures; a wrong password or a refused command
+# is not one.
 _TRANSIENT = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
@@ -53,6 +63,7 @@ _TRANSIENT = (
     TryAgainError,
     SlotNotCoveredError,
     ReadOnlyError,
+    ReplicasBehind,
     OSError,
 )
 
@@ -154,3 +165,97 @@ def sibling(client: AnyRedis) -> AnyRedis:
     if origin is None:
         raise ValueError("a cluster client not made by services.redis_conn.connect")
     return connect(origin[0], cluster=True)
+
+
+# Rounds of redirections (MOVED, ASK, TRYAGAIN) `node_pipelines` follows before giving up on a call.
+_ROUNDS = 5
+
+
+async def node_pipelines(
+    client: RedisCluster,
+    calls: Sequence[tuple[Any, tuple[Any, ...]]],
+    tail: tuple[Any, ...] | None = None,
+) -> tuple[list[Any], list[Any]]:
+    """Send each call (routing key, command args) to the primary serving its key's slot: one
+    pipeline per primary, on one of its connections, all primaries at once; a primary's calls in
+    the order given, then `tail` (e.g. WAIT, which counts the writes of the connection it runs on).
+    Returns every call's reply in order (the exception in its place for one that failed) and the
+    tail's reply of every pipeline that carried it.
+
+    What redis-py's cluster pipeline does, without its per-command routing policies (about twice
+    the client CPU per call) and with EVALSHA allowed (its keys are in one slot, which redis-py
+    checks when it finds the slot). Redirections are followed here, in rounds, through this same
+    path, so a tail covers every call it answers for: MOVED updates the slot table and goes to the
+    new owner, ASK goes to the importing node behind ASKING, TRYAGAIN waits a little. A call still
+    redirected after the rounds is sent on its own by the client (which follows redirections as it
+    always does) when there is no tail, and is left as its error when there is one. A dropped
+    connection closes the client's connections (the next call loads the topology again) and is
+    raised: whether the calls on it ran is unknown."""
+    await client.initialize()
+    replies: list[Any] = [None] * len(calls)
+    tails: list[Any] = []
+    todo: list[int] = list(range(len(calls)))
+    asking: dict[int, str] = {}  # call -> node name it was told to ASK
+    for attempt in range(_ROUNDS):
+        per_node: dict[str, tuple[ClusterNode, list[PipelineCommand], list[int | None]]] = {}
+        for i in todo:
+            target = asking.get(i)
+            node = client.get_node(node_name=target) if target else client.get_node_from_key(calls[i][0])
+            if node is None:
+                raise SlotNotCoveredError(f"no node serves the key {calls[i][0]!r}")
+            _, cmds, owners = per_node.setdefault(node.name, (node, [], []))
+            if target:
+                cmds.append(PipelineCommand(len(cmds), "ASKING"))
+                owners.append(None)
+            cmds.append(PipelineCommand(len(cmds), *calls[i][1]))
+            owners.append(i)
+        if tail is not None:
+            for _, cmds, owners in per_node.values():
+                cmds.append(PipelineCommand(len(cmds), *tail))
+                owners.append(None)
+        sent = list(per_node.values())
+        outcomes = await asyncio.gather(
+            *(node.execute_pipeline(cmds) for node, cmds, _ in sent), return_exceptions=True
+        )
+        dropped = next((o for o in outcomes if isinstance(o, BaseException)), None)
+        if dropped is None:
+            dropped = next(
+                (c.result for _, cmds, _ in sent for c in cmds if isinstance(c.result, _DROPPED)),
+                None,
+            )
+        if dropped is not None:
+            await client.aclose()
+            raise dropped
+        redirected: list[int] = []
+        asking = {}
+        for _, cmds, owners in sent:
+            if tail is not None:
+                tails.append(cmds[-1].result)
+            for cmd, i in zip(cmds, owners, strict=True):
+                if i is None:
+                    continue
+                result = cmd.result
+                replies[i] = result
+                if isinstance(result, MovedError):
+                    await client.nodes_manager.move_slot(result)
+                    redirected.append(i)
+                elif isinstance(result, AskError):
+                    asking[i] = f"{result.host}:{result.port}"
+                    redirected.append(i)
+                elif isinstance(result, TryAgainError):
+                    redirected.append(i)
+        if not redirected:
+            return replies, tails
+        todo = redirected
+        if attempt:
+            await asyncio.sleep(0.05 * attempt)
+    if tail is None:
+        for i in todo:
+            try:
+                replies[i] = await client.execute_command(*calls[i][1])
+            except redis.exceptions.ResponseError as exc:
+                replies[i] = exc
+    return replies, tails
+
+
+_DROPPED = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import redis as sync_redis
+import structlog
 from redis.cluster import RedisCluster as SyncRedisCluster
 
 from dicestream.localredis import LocalCluster, free_ports
@@ -110,3 +111,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cluster: runs on the Redis Cluster (the cluster half of redis_url)")
     config.addinivalue_line("markers", "standalone_only(reason): not run on the Redis Cluster")
     logs.configure(os.environ.get("DICESTREAM_LOG_LEVEL", "warning"), "console")
+    # structlog.testing.capture_logs() cannot see a logger cached on its first use: whichever test
+    # first made a module's logger log (e.g. the supervisor's) would hide it from every later one.
+    structlog.configure(cache_logger_on_first_use=False)

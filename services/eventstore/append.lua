@@ -37,6 +37,10 @@ for _ = 1, tonumber(ARGV[2]) do
 
   local prior = redis.call('HGET', KEYS[3], command_id)
   if prior then
+    -- Written again as it is, so that this call is a write: a WAIT behind it on the same
+    -- connection (DICESTREAM_APPEND_WAIT_REPLICAS) then also covers the first delivery's append,
+    -- which is earlier in the replication stream, before the duplicate is answered.
+    redis.call('HSET', KEYS[3], command_id, prior)
     out[#out + 1] = {'dup', prior}
     return out
   end

@@ -49,7 +49,9 @@ class RefereeService(Service):
         super().__init__("referee", connect(url))
         self.settings = settings
         self.keys = Keys(settings.prefix)
-        self.store = RedisEventStore(self.client, self.keys)
+        self.store = RedisEventStore(
+            self.client, self.keys, settings.append_wait_replicas, settings.append_wait_timeout_ms
+        )
         self.engine: Referee | None = None
         self.reader: ShardReader | None = None
         self.leases = Leases(
@@ -73,8 +75,10 @@ class RefereeService(Service):
             secret=secret,
             group=GROUP,
             cache_games=s.cache_games,
-            # A script may write keys of other hash slots only outside Redis Cluster.
-            inline_effects=not is_cluster(self.client),
+            # A script may write keys of other hash slots only outside Redis Cluster. With a WAIT for
+            # replicas, nothing of a command (bus notice, reply, ack) may be seen before the WAIT
+            # returns: its effects go in the pipeline after it, as on a cluster.
+            inline_effects=not is_cluster(self.client) and not s.append_wait_replicas,
         )
         self.reader = ShardReader(
             self.client,
@@ -110,6 +114,7 @@ class RefereeService(Service):
             shards=s.shards,
             static_shards=list(s.own_shards),
             inline_effects=self.engine.inline_effects,
+            append_wait_replicas=s.append_wait_replicas,
             cluster=is_cluster(self.client),
         )
 

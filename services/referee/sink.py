@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
-from services.redis_conn import AnyRedis
+from services.redis_conn import AnyRedis, is_cluster, node_pipelines
 
 
 class Sink(Protocol):
@@ -20,6 +20,14 @@ class Sink(Protocol):
 
 
 class RedisSink:
+    """One pipeline on a standalone Redis, in order, so an XACK never runs before the replies and
+    notices queued ahead of it, even when the process dies half-way through writing it. On a
+    cluster the streams are on different primaries, written at once and in no order between them:
+    there the XADDs go first (one pipeline per primary, `node_pipelines`, about half the client
+    CPU per command of redis-py's cluster pipeline) and the XACKs and XDELs only once every XADD
+    has been answered. Sent together, a SIGKILLed referee once left a command acked, audited and
+    never answered (1 of 172,476 in a soak of 50 kills): its reply's primary had not received it."""
+
     def __init__(self, client: AnyRedis) -> None:
         self.client = client
         self._ops: list[tuple[str, tuple[object, ...]]] = []
@@ -39,6 +47,25 @@ class RedisSink:
         if not self._ops:
             return
         ops, self._ops = self._ops, []
+        if is_cluster(self.client):
+            adds: list[tuple[Any, tuple[Any, ...]]] = []
+            done: list[tuple[Any, tuple[Any, ...]]] = []
+            for op, args in ops:
+                stream = args[0]
+                if op == "xadd":
+                    _, fields, entry_id = args
+                    pairs = [x for kv in cast(dict[str, Any], fields).items() for x in kv]
+                    adds.append((stream, ("XADD", stream, entry_id, *pairs)))
+                elif op == "xack":
+                    done.append((stream, ("XACK", stream, args[1], *cast(list[bytes], args[2]))))
+                else:
+                    done.append((stream, ("XDEL", stream, *cast(list[bytes], args[1]))))
+            # A failed XADD (e.g. a reply stream of the wrong type) must not undo the others; a
+            # dropped connection is raised, and then nothing is acked.
+            for calls in (adds, done):
+                if calls:
+                    await node_pipelines(self.client, calls)  # type: ignore[arg-type]
+            return
         pipe = self.client.pipeline(transaction=False)
         for op, args in ops:
             if op == "xadd":
