@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import socket
@@ -277,6 +278,18 @@ async def _wave_ws(ws: SeatSockets, envs: list[CommandEnvelope]) -> int:
     return sum(accepted_ws(m) for m in got)
 
 
+def _stream_of(pool: Pool, env: CommandEnvelope) -> str:
+    return pool.encode([env])[0][0]
+
+
+async def _send_http(http: HttpPool, env: CommandEnvelope) -> bool:
+    return accepted_http(*await http.post(path_of(env), body_of(env), env.token or ""))
+
+
+async def _send_ws(sockets: SeatSockets, env: CommandEnvelope) -> bool:
+    return accepted_ws(await sockets.send(env))
+
+
 async def throughput(
     pool: Pool, waves: int, send: Callable[[list[CommandEnvelope]], Awaitable[int]], gateway_pid: int | None
 ) -> dict[str, Any]:
@@ -395,7 +408,10 @@ def _med(runs: list[dict[str, Any]], key: str) -> float:
 async def gateway_section(
     url: str, r: AnyRedis, keys: Keys, shards: int, sizes: GatewaySizes, repeats: int, say: Callable[[str], None]
 ) -> dict[str, Any]:
-    replies = Replies(url, f"{keys.prefix}:reply:bench-g")
+    # Seats are joined (and direct commands sent) with replies under the gateway's client name,
+    # `gw`: the referee ties a seat to the client that joined it (GAME-REPLY-TO), and these seats
+    # are also played through the gateway.
+    replies = Replies(url, f"{keys.prefix}:reply:gw:bench-g")
     replies.start()
     workers: list[Worker] = []
     gateway: GatewayProcess | None = None
@@ -434,17 +450,17 @@ async def gateway_section(
         for k in range(repeats):
             pool, sockets = await fresh_pool(100 + k, with_sockets=True)
             assert sockets is not None
-            await throughput(pool, 1, lambda envs, p=pool: _wave_direct(p, envs, workers), None)  # warm-up
-            await throughput(pool, 1, lambda envs: _wave_http(http, envs), gpid)
-            await throughput(pool, 1, lambda envs, s=sockets: _wave_ws(s, envs), gpid)
+            await throughput(pool, 1, functools.partial(_wave_direct, pool, workers=workers), None)  # warm-up
+            await throughput(pool, 1, functools.partial(_wave_http, http), gpid)
+            await throughput(pool, 1, functools.partial(_wave_ws, sockets), gpid)
             # Interleaved, one wave each in turn, so that drift on the machine hits all three alike.
             parts: dict[str, list[dict[str, Any]]] = {"direct": [], "http": [], "ws": []}
             for _ in range(sizes.waves):
                 parts["direct"].append(
-                    await throughput(pool, 1, lambda envs, p=pool: _wave_direct(p, envs, workers), None)
+                    await throughput(pool, 1, functools.partial(_wave_direct, pool, workers=workers), None)
                 )
-                parts["http"].append(await throughput(pool, 1, lambda envs: _wave_http(http, envs), gpid))
-                parts["ws"].append(await throughput(pool, 1, lambda envs, s=sockets: _wave_ws(s, envs), gpid))
+                parts["http"].append(await throughput(pool, 1, functools.partial(_wave_http, http), gpid))
+                parts["ws"].append(await throughput(pool, 1, functools.partial(_wave_ws, sockets), gpid))
             for mode, waves in parts.items():
                 commands = sum(w["commands"] for w in waves)
                 seconds = sum(w["commands"] / w["commands_per_s"] for w in waves)
@@ -470,21 +486,16 @@ async def gateway_section(
             for mode in ("direct", "http", "ws"):
                 pool, sockets = await fresh_pool(200 + 10 * k + len(mode), with_sockets=mode == "ws")
                 if mode == "direct":
-                    direct = FutureReplies(r, f"{keys.prefix}:reply:bench-g-direct")
-                    direct.stream_of = lambda env, p=pool: p.encode([env])[0][0]
+                    direct = FutureReplies(r, f"{keys.prefix}:reply:gw:bench-g-direct")
+                    direct.stream_of = functools.partial(_stream_of, pool)
                     opened.append(direct)
 
-                    async def send(env: CommandEnvelope, d: FutureReplies = direct) -> bool:
-                        return await d.send(env)
+                    send: Callable[[CommandEnvelope], Awaitable[bool]] = direct.send
                 elif mode == "http":
-
-                    async def send(env: CommandEnvelope) -> bool:
-                        return accepted_http(*await http.post(path_of(env), body_of(env), env.token or ""))
+                    send = functools.partial(_send_http, http)
                 else:
                     assert sockets is not None
-
-                    async def send(env: CommandEnvelope, s: SeatSockets = sockets) -> bool:
-                        return accepted_ws(await s.send(env))
+                    send = functools.partial(_send_ws, sockets)
 
                 lat[mode].append(await latency(pool, sizes.rate, sizes.seconds, send))
                 if sockets is not None:

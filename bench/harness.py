@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
@@ -91,7 +90,7 @@ async def command_stats(r: AnyRedis) -> dict[str, tuple[int, int]]:
     """{command: (calls, µs)} so far, from INFO commandstats (the whole server's, all clients; on a
     cluster, summed over the primaries)."""
     if is_cluster(r):
-        per_node = await r.info("commandstats", target_nodes=RedisCluster.PRIMARIES)  # type: ignore[union-attr]
+        per_node = await r.info("commandstats", target_nodes=RedisCluster.PRIMARIES)
         infos = list(per_node.values())
     else:
         infos = [await r.info("commandstats")]
@@ -111,7 +110,7 @@ def machine_busy_seconds() -> tuple[float, float]:
     return (total - idle) / _TICK, total / _TICK
 
 
-async def local_redis_pid(r: aredis.Redis) -> int | None:
+async def local_redis_pid(r: AnyRedis) -> int | None:
     """The server's pid when it runs on this machine (its /proc entry is a redis-server)."""
     try:
         pid = int((await r.info("server"))["process_id"])
@@ -239,7 +238,7 @@ class Worker:
         if self.proc.poll() is not None:
             raise BenchError(f"referee worker {self.pid} exited with {self.proc.returncode}:\n{self.log_tail()}")
 
-    async def wait_ready(self, r: aredis.Redis, keys: Keys, replies: Replies, timeout_s: float = 60.0) -> None:
+    async def wait_ready(self, r: AnyRedis, keys: Keys, replies: Replies, timeout_s: float = 60.0) -> None:
         """Until this worker answers a probe command on every shard it owns. (Its consumer group
         may already exist, left by an earlier worker, and Redis 7.0 does not list a consumer
         before it has read something, so neither proves that this process is consuming.)"""
@@ -536,7 +535,7 @@ class Pool:
     same pure `decide`/`evolve` the referee runs; the seed is in the private log) so that each
     move it sends is legal for the seat to act, carries that seat's token and the expected version."""
 
-    def __init__(self, r: aredis.Redis, keys: Keys, shards: int, replies: Replies, seed: int) -> None:
+    def __init__(self, r: AnyRedis, keys: Keys, shards: int, replies: Replies, seed: int) -> None:
         self.redis = r
         self.keys = keys
         self.shards = shards
@@ -647,7 +646,7 @@ class Pool:
 # ---- clean-up ------------------------------------------------------------------------------
 
 
-async def delete_prefix(r: aredis.Redis, prefix: str) -> int:
+async def delete_prefix(r: AnyRedis, prefix: str) -> int:
     """UNLINK every key under `prefix:` (SCAN, never KEYS or FLUSH)."""
     deleted = 0
     batch: list[bytes] = []

@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import os
 import uuid
+from typing import cast
 
 import msgspec
 
@@ -28,7 +29,7 @@ from contracts.registry import type_name
 from services import logs
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
-from services.redis_conn import connect, is_cluster
+from services.redis_conn import Entries, connect, is_cluster
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
 
@@ -89,7 +90,7 @@ async def one_size(url: str, name_bytes: int, total: int) -> dict[str, int]:
         for seat in range(2):
             await client.xadd(stream, {"data": _envelope(game, lc.JoinSeat(seat=seat, name=f"p{seat}"), reply_to)})
             await _drain(client, referee, stream)
-            last = await client.xrevrange(reply_to, count=1)
+            last = cast(Entries, await client.xrevrange(reply_to, count=1))
             tokens.append(msgspec.json.decode(last[0][1][b"data"])["token"])
         start = _envelope(game, lc.StartGame(), reply_to, seat=0, token=tokens[0])
         await client.xadd(stream, {"data": start})

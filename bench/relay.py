@@ -12,9 +12,10 @@ any worker costs on this machine before it decides anything.
 from __future__ import annotations
 
 import sys
+from typing import cast
 
 from dicestream.loop import run
-from services.redis_conn import connect
+from services.redis_conn import StreamReads, connect
 
 GROUP = "relay"
 
@@ -23,7 +24,7 @@ async def relay(url: str, intake: str, out: str) -> None:
     r = connect(url)
     await r.xgroup_create(intake, GROUP, id="0", mkstream=True)
     while True:
-        got = await r.xreadgroup(GROUP, "relay", {intake: ">"}, count=200, block=1000)
+        got = cast(StreamReads, await r.xreadgroup(GROUP, "relay", {intake: ">"}, count=200, block=1000))
         for _, entries in got or ():
             pipe = r.pipeline(transaction=False)
             for _, fields in entries:

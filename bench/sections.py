@@ -13,9 +13,7 @@ import sys
 import time
 import uuid
 from collections.abc import Sequence
-from typing import Any
-
-import redis.asyncio as aredis
+from typing import Any, cast
 
 from bench.harness import BenchError, CpuMeter, Pool, Stats, Worker, command_stats
 from contracts import codec
@@ -29,7 +27,7 @@ from services.client import Client
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import rebuild
-from services.redis_conn import connect
+from services.redis_conn import AnyRedis, StreamReads, connect
 from services.referee.engine import Referee
 from services.referee.sink import MemorySink
 
@@ -60,7 +58,7 @@ def sample_command(keys: Keys) -> bytes:
 
 
 async def xadd_baseline(
-    r: aredis.Redis,
+    r: AnyRedis,
     keys: Keys,
     awaited_ops: int,
     pipelined_ops: int,
@@ -241,7 +239,7 @@ async def latency(
     }
 
 
-async def relay_floor(r: aredis.Redis, url: str, keys: Keys, rate: float, seconds: float) -> dict[str, Any]:
+async def relay_floor(r: AnyRedis, url: str, keys: Keys, rate: float, seconds: float) -> dict[str, Any]:
     """(c0): (c)'s paced sends and reply reading, through bench.relay, a worker that judges nothing.
     What is left between (c) and this is the referee's own work; what is left between this and an
     awaited XADD is the two extra hops and wake-ups that any worker between two streams adds."""
@@ -259,7 +257,7 @@ async def relay_floor(r: aredis.Redis, url: str, keys: Keys, rate: float, second
             while len(seen) < warm + n:
                 if proc.poll() is not None:
                     raise BenchError(f"bench.relay exited with {proc.returncode}")
-                got = await reader.xread({out: last}, count=5000, block=1000)
+                got = cast(StreamReads, await reader.xread({out: last}, count=5000, block=1000))
                 now = time.perf_counter()
                 for _, entries in got or ():
                     for _, fields in entries:
@@ -314,7 +312,7 @@ def served_per_command(
 # ---- (d) replay ------------------------------------------------------------------------------
 
 
-async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: int = 7) -> list[str]:
+async def build_replay_logs(r: AnyRedis, keys: Keys, min_events: int, seed: int = 7) -> list[str]:
     """Play complete 4-player Sentient games through an in-process `Referee` (real Redis store,
     Lua appends; effects into a MemorySink) until their logs hold >= `min_events` events together.
     One handle() call per step carries one command for every game still running."""
@@ -370,7 +368,7 @@ async def build_replay_logs(r: aredis.Redis, keys: Keys, min_events: int, seed: 
     return ids
 
 
-async def replay(r: aredis.Redis, keys: Keys, game_ids: list[str], passes: int) -> dict[str, float]:
+async def replay(r: AnyRedis, keys: Keys, game_ids: list[str], passes: int) -> dict[str, float]:
     """Read every log (one pipeline of XRANGEs, as the referee's cache loader does), decode and
     fold each with `rebuild`; `passes` times. Also the decode+fold part alone, from memory."""
     store = RedisEventStore(r, keys)

@@ -29,7 +29,7 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from rich.console import Console
@@ -51,7 +51,7 @@ from dicestream.localredis import LocalCluster, LocalRedis
 from dicestream.loop import run as run_loop
 from games import match as m
 from services.eventstore.keys import Keys, shard_of
-from services.redis_conn import AnyRedis, connect, is_cluster
+from services.redis_conn import AnyRedis, Entries, connect, is_cluster
 
 GROUP = "referee"
 
@@ -144,7 +144,7 @@ async def audit_table(r: AnyRedis, keys: Keys, shards: int) -> dict[str, Any]:
     decoder = msgspec.json.Decoder(_Sent)
     for shard in range(shards):
         for stream in (keys.intake(shard), keys.timer(shard)):
-            for _, fields in await r.xrange(stream):
+            for _, fields in cast(Entries, await r.xrange(stream)):
                 try:
                     sent.append(decoder.decode(fields[b"data"]))
                 except msgspec.DecodeError:
@@ -180,8 +180,8 @@ async def _explain(r: AnyRedis, keys: Keys, shards: int, cid: str, game_id: str)
     """What the server holds of a command the bench never saw answered."""
     stream = keys.intake(shard_of(game_id, shards))
     pending = await r.xpending_range(stream, GROUP, min="-", max="+", count=10_000)
-    entry = [i for i, f in await r.xrange(stream) if cid.encode() in f[b"data"]]
-    audited = [f[b"data"] for _, f in await r.xrange(keys.audit(game_id)) if cid.encode() in f[b"data"]]
+    entry = [i for i, f in cast(Entries, await r.xrange(stream)) if cid.encode() in f[b"data"]]
+    audited = [f[b"data"] for _, f in cast(Entries, await r.xrange(keys.audit(game_id))) if cid.encode() in f[b"data"]]
     return {
         "command_id": cid,
         "game_id": game_id,
@@ -199,7 +199,7 @@ async def kill_and_measure(
     lost = {s for s, h in holders.items() if h.rsplit("#", 1)[0] == victim.consumer}
     mark = len(load.answers)
     t_kill = victim.kill()
-    sec, usec = await r.time()  # type: ignore[misc]
+    sec, usec = await r.time()
     server_ms = int(sec) * 1000 + int(usec) // 1000
     in_flight = sum(1 for gid, _ in load.inflight.values() if shard_of(gid, load.shards) in lost)
     held = 0  # read by the victim and not acked: what the new owners must judge first

@@ -141,7 +141,7 @@ def cluster_nodes(url: str) -> list[str]:
 
     probe = redis.Redis.from_url(url)
     try:
-        known: dict[str, dict[str, object]] = probe.execute_command("CLUSTER NODES")  # parsed by redis-py
+        known: dict[str, dict[str, object]] = probe.execute_command("CLUSTER NODES")  # type: ignore[no-untyped-call]
     finally:
         probe.close()
     return sorted(addr for addr, info in known.items() if "noaddr" not in str(info.get("flags", "")))
@@ -167,7 +167,7 @@ def apply(url: str, user: ClientUser) -> list[str]:
     for node in nodes:
         client = redis.Redis.from_url(_node_url(url, node) if len(nodes) > 1 else url)
         try:
-            client.execute_command("ACL", "SETUSER", user.name, "reset", *user.rules)
+            client.execute_command("ACL", "SETUSER", user.name, "reset", *user.rules)  # type: ignore[no-untyped-call]
         finally:
             client.close()
     return nodes

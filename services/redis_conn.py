@@ -231,19 +231,19 @@ async def node_pipelines(
         for _, cmds, owners in sent:
             if tail is not None:
                 tails.append(cmds[-1].result)
-            for cmd, i in zip(cmds, owners, strict=True):
-                if i is None:
+            for cmd, owner in zip(cmds, owners, strict=True):
+                if owner is None:
                     continue
                 result = cmd.result
-                replies[i] = result
+                replies[owner] = result
                 if isinstance(result, MovedError):
                     await client.nodes_manager.move_slot(result)
-                    redirected.append(i)
+                    redirected.append(owner)
                 elif isinstance(result, AskError):
-                    asking[i] = f"{result.host}:{result.port}"
-                    redirected.append(i)
+                    asking[owner] = f"{result.host}:{result.port}"
+                    redirected.append(owner)
                 elif isinstance(result, TryAgainError):
-                    redirected.append(i)
+                    redirected.append(owner)
         if not redirected:
             return replies, tails
         todo = redirected

@@ -195,8 +195,9 @@ class ShardReader:
         client: RedisCluster = self.client  # type: ignore[assignment]
         await client.initialize()
         node = client.get_node_from_key(next(iter(streams)))
-        args = ["GROUP", self.group, self.consumer, "COUNT", self.batch, "BLOCK", self.block_ms, "STREAMS"]
-        return await client.execute_command("XREADGROUP", *args, *streams, *streams.values(), target_nodes=node)
+        args: list[str | int] = ["GROUP", self.group, self.consumer, "COUNT", self.batch, "BLOCK", self.block_ms]
+        args += ["STREAMS", *streams, *streams.values()]
+        return await client.execute_command("XREADGROUP", *args, target_nodes=node)
 
     async def _handle(self, batch: Batch, shards: set[int] | None = None) -> None:
         mine = shards if shards is not None else self._shards_of(batch)
