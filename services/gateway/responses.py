@@ -94,8 +94,8 @@ class PublicState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
 
 
 class ListedGame(GameSummary, frozen=True, kw_only=True):
-    # When GameCreated was recorded (epoch ms): the list is sorted on it, newest first.
-    created_at_ms: int = 0
+    """A game in the list: its summary (`created_at_ms`, when GameCreated was recorded, orders
+    the list, newest first)."""
 
 
 class GameList(msgspec.Struct, frozen=True, kw_only=True):
