@@ -29,12 +29,14 @@ class ReplyReader:
         self._waiting: dict[str, list[asyncio.Future[Reply]]] = {}
         self._last = "0-0"
         self._trimmed_at = 0.0
+        self.started = False
 
     async def start(self) -> None:
         # From what the stream holds now (a reused instance id may find old replies): a command
         # sent after this point gets its reply after it, even before the first XREAD is sent.
         last = await newest(self.redis, self.stream)
         self._last = last[0] if last else "0-0"
+        self.started = True
 
     async def stop(self) -> None:
         for futures in self._waiting.values():
@@ -72,6 +74,8 @@ class ReplyReader:
     async def run(self, loop: Loop) -> None:
         """The reply reader (supervised: a fault is logged and the loop started again, from the
         last reply it dispatched)."""
+        if not self.started:
+            await self.start()  # Redis was down when the gateway started
         while True:
             loop.beat()
             got = await read_after(self.redis, self.stream, self._last, 500, BLOCK_MS)
