@@ -12,10 +12,12 @@ const SPEEDS = [1, 2, 4, 8, 16];
 
 function statusBadge(summary, live) {
   if (summary.status === "over") return h("span", { class: "badge over", "data-status": "over" }, "Over");
-  if (summary.status === "running") {
-    return h("span", { class: `badge live${live ? " on" : ""}`, "data-status": "running" }, live ? "● Live" : "Running");
-  }
-  return h("span", { class: "badge open", "data-status": summary.status }, titleCase(summary.status));
+  const label = summary.status === "running" ? "Running" : titleCase(summary.status);
+  return h(
+    "span",
+    { class: `badge ${live ? "live on" : summary.status}`, "data-status": summary.status, "data-live": live ? "true" : "false" },
+    live ? `● Live · ${label.toLowerCase()}` : label,
+  );
 }
 
 function seatChip(seat, name, kind) {
@@ -124,7 +126,7 @@ export async function showGame(main, source, opts = {}) {
       h(
         "p",
         { class: "status-line" },
-        statusBadge(summary, source.live && liveStatus === "live" && summary.status === "running"),
+        statusBadge(summary, source.live && liveStatus === "live" && summary.status !== "over"),
         ` version ${last} · `,
         playersLine(summary),
         source.live ? null : h("span", { class: "file-note" }, ` · opened from ${source.name} (nothing stored; links work only here)`),

@@ -79,7 +79,16 @@ export async function showLobby(main, query) {
     const shown = new URLSearchParams(params);
     shown.delete("limit");
     history.replaceState({}, "", "/" + (shown.toString() ? "?" + shown : ""));
-    const list = await getJSON(`/v1/games?${params}`);
+    let list;
+    try {
+      list = await getJSON(`/v1/games?${params}`);
+    } catch (err) {
+      // The list needs Redis; opening a game file does not.
+      clear(tbody).append(h("tr", {}, h("td", { colspan: 5, class: "error", role: "alert" }, `The game list is not available: ${err.message}`)));
+      clearTimeout(timer);
+      timer = setTimeout(() => document.body.contains(tbody) && page(cursor), 5000);
+      return;
+    }
     clear(tbody).append(
       ...list.games.map((g) =>
         h(

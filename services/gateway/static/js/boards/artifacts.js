@@ -104,7 +104,8 @@ function marketPanel(view, assets) {
     const x = 30 + r * 2 * (cw + 4);
     items.push(text(x - 18, y + 36, row, { class: "t t-big" }));
     const id = view.market[row][0];
-    const attrs = { "data-market": row, "data-slot": 1, "data-watch": `market.${row}.0` };
+    // Before set-up deals the market, a stack shows nothing (and is no slot of the view).
+    const attrs = view.market[row].length ? { "data-market": row, "data-slot": 1, "data-watch": `market.${row}.0` } : {};
     if (view.deck_sizes[row] > 0) items.push(box(x + 3, y + 3, cw, ch, { class: "pile-under" }));
     items.push(id && assets.get(id) ? assetCard(x, y, cw, ch, assets.get(id), 1, attrs) : s("g", attrs, box(x, y, cw, ch, { class: "slot-empty" })));
     items.push(text(x + cw + 8, y + 36, `${view.deck_sizes[row]} below`, { class: "t t-tiny t-muted", "data-deck": row, "data-size": view.deck_sizes[row] }));

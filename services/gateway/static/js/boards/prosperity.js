@@ -165,7 +165,8 @@ function playerPanel(view, p, name, data, tiles) {
   if (toAct) items.push(toActMark(W - 104, 22));
   const board = data.boards.find((b) => b.id === p.side);
   if (!board) {
-    return panel(name, W, 60, { "data-part": "player", "data-seat": p.seat }, ...items, text(12, 46, "choosing a board side", { class: "t t-small t-muted" }));
+    return panel(name, W, 60, { "data-part": "player", "data-seat": p.seat, "data-to-act": toAct ? "true" : "false", class: toAct ? "panel acting" : "panel" },
+      ...items, text(12, 46, "choosing a board side (silver or black)", { class: "t t-small t-muted" }));
   }
   items.push(text(12, 40, board.name, { class: "t t-small t-muted" }));
   // The spaces, a row per colour as on the board.
