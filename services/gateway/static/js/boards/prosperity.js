@@ -4,7 +4,7 @@
 // energy and ecology totals, money, points and the pollution track.
 
 import { s, text, titleCase } from "../dom.js";
-import { box, panel, seatToken, stat, toActMark } from "./common.js";
+import { box, lines, panel, seatToken, stat, toActMark } from "./common.js";
 
 const SPACE_FILL = { pink: "#f9d3e3", yellow: "#fbeeb0", green: "#cdeccd", blue: "#cfe3fa" };
 const SPACE_INK = { pink: "#8a1c4b", yellow: "#6b5300", green: "#1f6427", blue: "#1d4f91" };
@@ -37,6 +37,17 @@ export function icon(kind, x, y, r = 7, attrs = {}) {
   }
 }
 
+function symbolsWidth(face) {
+  let w = 0;
+  for (const kind of SYMBOLS) {
+    const n = face[kind] || 0;
+    if (n) w += 14 + (kind === "energy" || kind === "ecology" ? 1 + String(Math.abs(n)).length : String(n).length) * 6.5;
+  }
+  if (face.points) w += 14 + (2 + String(face.points).length) * 6.5 + 20;
+  if (face.clean) w += 50;
+  return w;
+}
+
 // A face's symbols: energy and ecology are signed impacts, the rest counts; past `width` they
 // go on to a second line.
 function symbols(face, x, y, attrs = {}, width = 1000) {
@@ -59,6 +70,11 @@ function symbols(face, x, y, attrs = {}, width = 1000) {
   if (face.points) out.push(icon("prosperity", cx + 6, y - 4, 6), text(cx + 14, y, `+${face.points} pts`, { class: "t t-tiny t-bold" }));
   if (face.clean) out.push(text(cx, y, `clean ${face.clean}`, { class: "t t-tiny t-bold" }));
   return s("g", attrs, ...out);
+}
+
+function clip(words, width) {
+  const most = Math.max(3, Math.floor(width / 5.8));
+  return words.length > most ? words.slice(0, most - 1) + "…" : words;
 }
 
 function decadePanel(view, tiles, players) {
@@ -148,8 +164,9 @@ function researchPanel(view, data, tiles) {
         s("g", { class: "supply-tile", "data-tile": t.tile, "data-level": t.level, "data-watch": `research_board#${t.tile}` },
           box(x, y, 196, 17, { fill: colour ? SPACE_FILL[colour] : "#eee", stroke: colour ? SPACE_INK[colour] : "#777" }),
           text(x + 4, y + 12.5, `L${t.level}`, { class: "t t-tiny t-bold" }),
-          text(x + 24, y + 12.5, tile ? tile.name : t.tile, { class: "t t-tiny" }),
-          tile ? symbols(tile, x + 130, y + 13) : null),
+          // The name as far as the symbols, right-aligned, leave room.
+          text(x + 24, y + 12.5, clip(tile ? tile.name : t.tile, 196 - 30 - (tile ? symbolsWidth(tile) : 0)), { class: "t t-tiny" }),
+          tile ? symbols(tile, x + 194 - symbolsWidth(tile), y + 13) : null),
       );
       bottom = Math.max(bottom, y + 17);
     });
@@ -172,7 +189,7 @@ function playerPanel(view, p, name, data, tiles) {
   // The spaces, a row per colour as on the board.
   const rows = ["pink", "yellow", "green", "blue"];
   const sw = 76;
-  const sh = 52;
+  const sh = 60;
   rows.forEach((colour, r) => {
     const spaces = p.spaces.map((sp, i) => ({ ...sp, i })).filter((sp) => sp.colour === colour);
     spaces.forEach((sp, c) => {
@@ -189,8 +206,8 @@ function playerPanel(view, p, name, data, tiles) {
           box(x, y, sw, sh, { fill: sp.usable ? SPACE_FILL[colour] : "#e6e8eb", stroke: SPACE_INK[colour], "stroke-width": tile ? 2 : 1, "stroke-dasharray": sp.usable ? null : "4 3" }),
           text(x + 4, y + 11, sp.id, { class: "t t-tiny t-muted" }),
           sp.tiles.length > 1 ? text(x + sw - 4, y + 11, `${sp.tiles.length} deep`, { class: "t t-tiny t-muted", "text-anchor": "end" }) : null,
-          face ? text(x + 4, y + 23, face.name.length > 12 ? face.name.slice(0, 11) + "…" : face.name, { class: "t t-tiny t-bold" }) : null,
-          face ? symbols(face, x + 3, y + 36, {}, sw - 6) : text(x + 4, y + 30, sp.usable ? "empty" : `needs ${sp.needs}`, { class: "t t-tiny t-muted" }),
+          face ? lines(face.name, 12).slice(0, 2).map((line, k) => text(x + 4, y + 22 + k * 11, line, { class: "t t-tiny t-bold" })) : null,
+          face ? symbols(face, x + 3, y + 47, {}, sw - 6) : text(x + 4, y + 30, sp.usable ? "empty" : `needs ${sp.needs}`, { class: "t t-tiny t-muted" }),
           s("title", {}, face ? `${sp.id}: ${face.name}` : sp.id),
         ),
       );

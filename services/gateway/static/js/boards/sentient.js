@@ -156,8 +156,9 @@ function factoryPanel(view, cards, players) {
   });
   view.investors.forEach((inv, pos) => {
     if (!inv) return;
-    const x = pos === 0 ? x0 - 2 : pos === 4 ? x0 + 4 * cw + 3 * gap + 2 : x0 + pos * (cw + gap) - gap / 2;
-    items.push(investorToken(Math.min(Math.max(x, 19), W - 21), 50, inv, { "data-position": pos, "data-watch": `investors.${pos}` }));
+    // Positions 1-3 lie between two slots; 0 and 4 beside the first and the last.
+    const x = pos === 0 ? x0 + 18 : pos === 4 ? x0 + 4 * cw + 3 * gap - 18 : x0 + pos * (cw + gap) - gap / 2;
+    items.push(investorToken(x, 50, inv, { "data-position": pos, "data-watch": `investors.${pos}` }));
   });
   const h = cardY + ch + 12 + n * 20 + 24;
   items.push(text(12, h - 10, `deck ${view.deck_size} · discard ${view.discard.length}`, { class: "t t-small t-muted", "data-deck": view.deck_size, "data-watch": "deck_size discard" }));
@@ -167,25 +168,33 @@ function factoryPanel(view, cards, players) {
 function orderPanel(view, players) {
   const W = 420;
   const items = [];
-  const stack = (label, order, y, watch) => {
+  const stack = (label, order, y, current, watch) => {
     items.push(text(12, y + 4, label, { class: "t t-small" }));
     order.forEach((seat, i) => {
       const x = 170 + i * 40;
-      const current = view.to_act.includes(seat) && label.startsWith("this");
+      const acting = current && view.to_act.includes(seat);
       items.push(
         s(
           "g",
-          { "data-order": label.startsWith("this") ? "current" : "next", "data-index": i, "data-seat": seat, "data-watch": watch },
-          current ? s("circle", { cx: x, cy: y, r: 16, class: "ring" }) : null,
+          { "data-order": current ? "current" : "next", "data-index": i, "data-seat": seat, "data-watch": watch },
+          acting ? s("circle", { cx: x, cy: y, r: 16, class: "ring" }) : null,
           seatToken(x, y, seat, 12),
         ),
       );
     });
     if (!order.length) items.push(text(158, y + 4, "nobody yet", { class: "t t-small t-muted" }));
   };
-  stack("this round (top first)", view.turn_order, 48, "turn_order");
-  stack("next round", view.next_turn_order, 84, "next_turn_order");
-  return panel("Turn order", W, 108, { "data-part": "turn-order", label: `Turn order: ${view.turn_order.map((s_) => players[s_]).join(", ")}` }, ...items);
+  stack("this round (top first)", view.turn_order, 48, true, "turn_order");
+  stack("next round", view.next_turn_order, 84, false, "next_turn_order");
+  // Scores so far: VP from scored cards and chips (investors count only at the end).
+  items.push(text(12, 124, view.final_scores.length ? "Final scores" : "VP so far", { class: "t t-small t-bold" }));
+  view.players.forEach((p, i) => {
+    const x = 12 + i * 102;
+    const score = view.final_scores.length ? view.final_scores[p.seat] : p.vp;
+    items.push(seatToken(x + 9, 142, p.seat, 8), text(x + 22, 147, `${players[p.seat] ?? "seat " + p.seat}`.slice(0, 13), { class: "t t-tiny" }));
+    items.push(text(x + 22, 162, String(score), { class: "t t-bold", "data-score-seat": p.seat, "data-watch": `players.${p.seat}.vp final_scores` }));
+  });
+  return panel("Turn order and scores", W, 176, { "data-part": "turn-order", label: `Turn order: ${view.turn_order.map((seat) => players[seat]).join(", ")}` }, ...items);
 }
 
 function playerPanel(view, p, name, cards, sides) {
