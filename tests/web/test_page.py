@@ -151,6 +151,8 @@ async def test_a_finished_game_from_the_lobby_to_its_audit(stack: Stack, browser
         tokens = [s.token for s in seats]
         for text in seen.texts() + other_seen.texts():
             assert not hidden.found_in(text, tokens, seed_revealed=True)
+        # Everything came from the gateway itself: no CDN, nothing from elsewhere.
+        assert {url.split("/")[2] for url, _ in seen.responses} == {stack.url.split("/")[2]}
 
         # The download is the export.
         async with page.expect_download() as download:
@@ -318,5 +320,80 @@ async def test_the_page_at_phone_width(stack: Stack, browser: Browser) -> None:
         await page.goto(stack.url + "/")
         await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
         assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        await api.close()
+
+
+async def test_a_fast_game_watched_live_to_its_end(stack: Stack, browser: Browser) -> None:
+    """Bots play hundreds of events a second: the page keeps up, lands on the last version, and
+    shows the result, the fairness badge and the download once the game is over."""
+    api = stack.api()
+    store = RedisEventStore(stack.run.client(), Keys(stack.settings.prefix))
+    try:
+        game_id = await api.create("mechanica", 3)
+        seats = [await api.join(game_id, s, f"p{s}") for s in range(3)]
+        page, _seen = await browser.page()
+        await page.goto(f"{stack.url}/games/{game_id}")
+        await page.locator(".badge[data-live='true']").wait_for()
+        playing = [
+            asyncio.ensure_future(play(api, seat, "mechanica", "random", over_ws=True, seed=seat.seat))
+            for seat in seats
+        ]
+        await asyncio.sleep(0.2)
+        await api.start(seats[0])
+        await gather(*playing, timeout=180)
+        last = len(await store.read(game_id))
+        await board(page, last)
+        await page.locator(".fairness[data-fair='true']").wait_for()
+        await page.locator("[data-download]").wait_for()
+        assert await page.locator(".badge[data-status='over']").count() == 1
+        events = (await api.request("GET", f"/v1/games/{game_id}/events", params={"limit": 1000})).json()["events"]
+        await page.wait_for_function(f"document.querySelectorAll('.event-list li').length === {len(events)}")
+        await CHECKS["mechanica"](page, (await state_at(api, game_id, last))["view"])
+    finally:
+        await store.close()
+        await api.close()
+
+
+# The contrast ratio (WCAG 2) of every piece of HTML text against the first opaque background
+# behind it; SVG text is drawn on the board's own fills, chosen with the same ratio in mind.
+CONTRASTS = """() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.9)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (el instanceof SVGElement || el.closest("svg")) continue;
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.getClientRects().length) continue;
+    const a = lum(rgb(getComputedStyle(el).color).slice(0, 3));
+    const b = lum(background(el));
+    out.push([el.tagName + "." + el.className, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]);
+  }
+  return out;
+}"""
+
+
+async def test_text_is_readable(stack: Stack, browser: Browser) -> None:
+    api = stack.api()
+    try:
+        game_id, seats = await finished(api, "sentient")
+        refused = (await api.command(seats[0], {"type": "lifecycle.Resign"})).json()["command_id"]
+        page, _seen = await browser.page()
+        for path in ("/", f"/games/{game_id}", f"/games/{game_id}/audit/{refused}", "/open", "/fairness"):
+            await page.goto(stack.url + path)
+            await page.locator("main h1, main h2").first.wait_for()
+            await page.wait_for_timeout(300)
+            low = [(what, round(ratio, 2)) for what, ratio in await page.evaluate(CONTRASTS) if ratio < 4.5]
+            assert not low, f"{path}: text below 4.5:1: {low[:5]}"
     finally:
         await api.close()

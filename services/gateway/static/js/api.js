@@ -44,7 +44,10 @@ class States {
   }
   async get(version) {
     if (this.cache.has(version)) return this.cache.get(version);
-    const from = Math.floor((version - 1) / CHUNK) * CHUNK + 1;
+    // A version's state never changes, so what is cached stays; a live game's newest versions
+    // are fetched from the first one missing, not from the start of their chunk again.
+    const aligned = Math.floor((version - 1) / CHUNK) * CHUNK + 1;
+    const from = this.cache.has(version - 1) ? version : aligned;
     if (!this.pending.has(from)) {
       const p = this.fetchChunk(from, CHUNK).then((page) => {
         for (const st of page.states) this.cache.set(st.version, st);
@@ -55,10 +58,6 @@ class States {
     }
     await this.pending.get(from);
     return this.cache.get(version) || null;
-  }
-  // A live game moved on: what was cached as its last chunk may be short.
-  forgetFrom(version) {
-    for (const v of [...this.cache.keys()]) if (v >= version) this.cache.delete(v);
   }
 }
 

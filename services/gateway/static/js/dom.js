@@ -32,9 +32,10 @@ export function text(x, y, content, attrs = {}) {
   return s("text", { x, y, class: "t", ...attrs }, content);
 }
 
+// Empties `el`; its `append` then skips null and false, as h() does with children.
 export function clear(el) {
   while (el.firstChild) el.firstChild.remove();
-  return el;
+  return { append: (...children) => build(el, {}, children) };
 }
 
 // Numbers are written the same way whatever the browser's locale (screenshots are compared).

@@ -196,11 +196,19 @@ export async function showGame(main, source, opts = {}) {
   async function go(v, { stop = false } = {}) {
     if (stop) pause();
     v = Math.max(1, Math.min(last, Math.round(v)));
-    if (v !== last) following = false;
+    // At the newest version of a running game, the page follows it; anywhere else it stays.
+    following = v === last && source.live && summary.status !== "over";
     current = v;
     slider.value = v;
     counter.textContent = `${v} / ${last}`;
-    const [state, before] = await Promise.all([source.states.get(v), v > 1 ? source.states.get(v - 1) : null]);
+    let state;
+    let before;
+    try {
+      [state, before] = await Promise.all([source.states.get(v), v > 1 ? source.states.get(v - 1) : null]);
+    } catch (err) {
+      if (current === v) now.textContent = `Version ${v} could not be loaded: ${err.message}`;
+      return;
+    }
     if (current !== v || !state) return;
     const upto = events.filter((e) => e.event.version <= v).map((e) => e.event);
     const drawn = drawBoard(title, state.view, { ...ctx(), version: v, events: upto, summary: state.summary });
@@ -242,8 +250,7 @@ export async function showGame(main, source, opts = {}) {
   });
   slider.addEventListener("input", () => go(Number(slider.value), { stop: true }));
   function followLive() {
-    following = true;
-    go(last);
+    go(last, { stop: true });
   }
   function onKey(e) {
     if (!auditBox.hidden || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -253,12 +260,32 @@ export async function showGame(main, source, opts = {}) {
     else if (e.key === "ArrowRight") go(current + 1, { stop: true });
     else if (e.key === "Home") go(1, { stop: true });
     else if (e.key === "End") go(last, { stop: true });
+    else if (e.key === " " && (tag === "BODY" || tag === "MAIN")) togglePlay();
     else return;
     e.preventDefault();
   }
   document.addEventListener("keydown", onKey);
 
   // ---- live ----
+  // Events can come faster than states load (bots play hundreds a second): one load at a time,
+  // then one more for whatever arrived meanwhile.
+  let loading = false;
+  let again = false;
+  async function catchUp() {
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    try {
+      do {
+        again = false;
+        await go(last);
+      } while (again && following);
+    } finally {
+      loading = false;
+    }
+  }
   let stopFollowing = () => {};
   if (source.live && summary.status !== "over") {
     stopFollowing = source.follow(
@@ -272,10 +299,10 @@ export async function showGame(main, source, opts = {}) {
         if (ev.type === "lifecycle.GameStarted") summary = { ...summary, status: "running" };
         if (ev.type === "lifecycle.GameEnded") summary = { ...summary, status: "over", scores: ev.payload.scores, winners: ev.payload.winners };
         if (ev.type !== "lifecycle.CommandRejected" && ev.version > last) {
+          const wasFollowing = following;
           last = ev.version;
           slider.max = last;
-          source.states.forgetFrom(last - 1);
-          if (following) go(last);
+          if (wasFollowing) catchUp();
           else counter.textContent = `${current} / ${last}`;
         }
         renderHead();
