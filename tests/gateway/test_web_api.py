@@ -248,3 +248,31 @@ async def test_with_redis_down_the_page_still_opens_a_game_file(bare: Bare, monk
             assert (await http.get("/readyz")).status_code == 503
     finally:
         await down.stop()
+
+
+async def test_a_file_of_a_running_game_keeps_its_seed_and_deck_order(bare: Bare) -> None:
+    """An admin's export of a game not over holds its seed and deck order: what the page is sent
+    of it holds neither, and no fairness verdict (which could quote them)."""
+    _, hist = history.parse_export(GOLDEN.read_bytes().splitlines())
+    cut = history.History(
+        game_id=hist.game_id,
+        events=hist.events[:100],
+        outcomes=[o for o in hist.outcomes if o.to_version <= 100],
+    )
+    body = b"\n".join(history.export_lines(cut)) + b"\n"
+    private = [json.loads(line)["event"] for line in body.splitlines() if b'"event"' in line[:20]]
+    seed = next(e["payload"]["seed"] for e in private if e["type"] == "lifecycle.GameCreated")
+    orders = [
+        json.dumps(e["payload"]["cards"], separators=(",", ":"))
+        for e in private
+        if e["type"] == "sentient.DeckShuffled"
+    ]
+    assert seed and orders and all(len(o) > 100 for o in orders)
+    async with httpx.AsyncClient(base_url=bare.url) as http:
+        answers = [await http.post("/v1/files/open", content=body)]
+        assert answers[0].json()["fairness"] == {**answers[0].json()["fairness"], "over": False, "seed": None}
+        answers.append(await http.post("/v1/files/states", params={"from_version": 1, "limit": 100}, content=body))
+        answers.append(await http.post("/v1/files/audit", params={"version": 50}, content=body))
+        for r in answers:
+            assert r.status_code == 200, r.text
+            assert seed not in r.text and not any(o in r.text for o in orders)
