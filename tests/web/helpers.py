@@ -69,6 +69,7 @@ async def data(page: Any, selector: str) -> list[dict[str, str]]:
 
 async def board(page: Any, version: int) -> None:
     await page.wait_for_selector(f".board-host > .board[data-version='{version}']")
+    assert not await page.locator(".board-host > .board > p.error").count(), "the board could not be drawn"
 
 
 async def ints(page: Any, selector: str, key: str) -> list[int]:

@@ -17,7 +17,8 @@ import pytest
 
 from contracts import codec
 from games import match as m
-from games.catalog import GAMES
+from games.bots import RandomBot
+from games.catalog import GAMES, GREEDY
 from services import history
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
@@ -25,6 +26,7 @@ from services.gateway.app import GatewayService
 from services.gateway.replaying import public_items
 from services.gateway.rules import RULES
 from services.readmodel import public_state
+from services.selfplay import record_game
 from tests.gateway.conftest import OPEN, Bare, Stack
 from tests.gateway.helpers import Api, Seat, gather, play
 from tests.web.conftest import Browser
@@ -397,3 +399,49 @@ async def test_text_is_readable(stack: Stack, browser: Browser) -> None:
             assert not low, f"{path}: text below 4.5:1: {low[:5]}"
     finally:
         await api.close()
+
+
+# In the page: draw every version of a game file with the page's own modules; the versions whose
+# board could not be drawn, and the events that could not be put in words.
+DRAW_ALL = """async (text) => {
+  const { drawBoard } = await import("/static/js/boards/index.js");
+  const { described, namer } = await import("/static/js/words.js");
+  const post = async (url) => (await fetch(url, { method: "POST", body: text })).json();
+  const opened = await post("/v1/files/open");
+  const title = opened.header.game_type;
+  const data = (await (await fetch(`/v1/catalog/${title}`)).json()).data;
+  const ctx = { data, name: namer(title, data), players: opened.summary.players, title };
+  const failed = [];
+  for (let from = 1; from <= opened.version; from += 200) {
+    const page = await post(`/v1/files/states?from_version=${from}&limit=200`);
+    for (const st of page.states) {
+      const events = opened.events.filter((e) => e.event.version <= st.version).map((e) => e.event);
+      const el = drawBoard(title, st.view, { ...ctx, version: st.version, events });
+      if (el.querySelector(".error")) failed.push(st.version);
+    }
+  }
+  const unsaid = opened.events.filter((e) => described(e.event, ctx).fallback).map((e) => e.event.type);
+  return { versions: opened.version, failed, unsaid: [...new Set(unsaid)] };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("title", "players"),
+    [(t, None) for t in TITLES] + [("sentient", 4), ("prosperity", 4), ("mechanica", 1), ("artifacts", 4)],
+)
+async def test_every_version_of_a_game_is_drawn_and_every_event_said(
+    no_redis: GatewayService, browser: Browser, title: str, players: int | None
+) -> None:
+    """The golden games, and seeded ones at the other ends of each title's player counts."""
+    if players is None:
+        (path,) = GOLDEN.glob(f"{title}-*p.jsonl")
+        text = path.read_text()
+    else:
+        bots = [GREEDY[title](), *(RandomBot(seat) for seat in range(1, players))]
+        hist = await record_game(title, bots, f"web-{title}-{players}", game_id=f"{title}-{players}p")
+        text = (b"\n".join(history.export_lines(hist)) + b"\n").decode()
+    page, _seen = await browser.page()
+    await page.goto(no_redis.url + "/open")
+    got = await page.evaluate(DRAW_ALL, text)
+    assert got["versions"] > 200 and not got["failed"], got
+    assert not got["unsaid"], f"events written from their fields only: {got['unsaid']}"

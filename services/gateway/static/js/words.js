@@ -250,12 +250,23 @@ function fields(p) {
 }
 
 // `event`: a public event envelope (type "<game>.<Name>" or "lifecycle.<Name>", payload).
-export function describe(event, ctx) {
+// `fallback` says the sentence was written from the event's fields (no sentence for its type).
+export function described(event, ctx) {
   const [family, type] = event.type.split(".");
   const p = event.payload || {};
   const who = (seat) => (seat === null || seat === undefined ? "nobody" : ctx.players[seat] || `seat ${seat}`);
-  const said = family === "lifecycle" ? lifecycle(type, p, who) : GAMES[family]?.(type, p, who, ctx.name);
-  return said ?? `${titleCase(type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase())}: ${fields(p)}`;
+  let said = null;
+  try {
+    said = family === "lifecycle" ? lifecycle(type, p, who) : GAMES[family]?.(type, p, who, ctx.name);
+  } catch {
+    said = null; // a payload of another shape (a newer writer): its fields, below
+  }
+  if (said !== null && said !== undefined) return { text: said, fallback: false };
+  return { text: `${titleCase(type.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase())}: ${fields(p)}`, fallback: true };
+}
+
+export function describe(event, ctx) {
+  return described(event, ctx).text;
 }
 
 // A command (or legal action) body {type, payload} in words.

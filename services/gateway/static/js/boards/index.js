@@ -21,6 +21,11 @@ export function drawBoard(title, view, ctx) {
     root.append(h("pre", {}, JSON.stringify(view, null, 2)));
     return root;
   }
-  root.append(...draw(view, ctx));
+  try {
+    root.append(...draw(view, ctx));
+  } catch (err) {
+    // A view this page cannot draw (written by a newer version?): show what it holds.
+    root.append(h("p", { class: "error", role: "alert" }, `This board could not be drawn (${err.message}); its view:`), h("pre", {}, JSON.stringify(view, null, 2)));
+  }
   return root;
 }
