@@ -116,9 +116,6 @@ async def render(
     """Each shot's manifest entry (and, with `write`, its PNG under docs/screenshots)."""
     from playwright.async_api import async_playwright
 
-    from services import logs
-
-    logs.configure("error", "console")
     files = {shot.name: await record(shot) for shot in shots}
     entries: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -204,6 +201,9 @@ def stale(entries: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from services import logs
+
+    logs.configure("error", "console")  # the seeded games' referee logs every command at debug
     args = sys.argv[1:] if argv is None else argv
     check = "--check" in args
     entries = asyncio.run(render(write=not check))

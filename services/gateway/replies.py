@@ -9,6 +9,7 @@ import contextlib
 import time
 
 import msgspec
+import redis.exceptions
 import structlog
 
 from contracts.outcome import Reply
@@ -19,6 +20,7 @@ from services.supervise import Loop
 log = structlog.get_logger("gateway")
 _reply = msgspec.json.Decoder(Reply)
 BLOCK_MS = 5000
+START_RETRY_S = 1.0
 TRIM_EVERY_S = 1.0
 
 
@@ -74,8 +76,14 @@ class ReplyReader:
     async def run(self, loop: Loop) -> None:
         """The reply reader (supervised: a fault is logged and the loop started again, from the
         last reply it dispatched)."""
-        if not self.started:
-            await self.start()  # Redis was down when the gateway started
+        while not self.started:
+            # Redis was down when the gateway started: it serves what needs none meanwhile (the
+            # page, game files; /readyz says Redis is down), and starts reading once Redis answers.
+            loop.beat()
+            try:
+                await self.start()
+            except redis.exceptions.RedisError:
+                await asyncio.sleep(START_RETRY_S)
         while True:
             loop.beat()
             got = await read_after(self.redis, self.stream, self._last, 500, BLOCK_MS)

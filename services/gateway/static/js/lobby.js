@@ -70,6 +70,7 @@ export async function showLobby(main, query) {
   );
 
   let timer = null;
+  let shownList = "";
   async function page(cursor) {
     state.cursor = cursor;
     const params = new URLSearchParams({ limit: PAGE });
@@ -89,6 +90,12 @@ export async function showLobby(main, query) {
       timer = setTimeout(() => document.body.contains(tbody) && page(cursor), 5000);
       return;
     }
+    // Redrawn only when something changed: a refresh must not take the keyboard's focus away.
+    const same = JSON.stringify([cursor, list]) === shownList;
+    shownList = JSON.stringify([cursor, list]);
+    clearTimeout(timer);
+    if (!cursor) timer = setTimeout(() => document.body.contains(tbody) && page(""), 5000);
+    if (same) return;
     clear(tbody).append(
       ...list.games.map((g) =>
         h(
@@ -110,8 +117,6 @@ export async function showLobby(main, query) {
       back.push(cursor);
       page(list.next);
     };
-    clearTimeout(timer);
-    if (!cursor) timer = setTimeout(() => document.body.contains(tbody) && page(""), 5000);
   }
   titleSel.addEventListener("change", () => {
     state.title = titleSel.value;
