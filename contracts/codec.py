@@ -82,6 +82,21 @@ def _lean(name: str, cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
 _lean_event = msgspec.json.Decoder(Union[tuple(_lean(n, c) for n, c in event_types().items())])  # noqa: UP007
 
 
+class _Recorded(msgspec.Struct):
+    recorded_at_ms: int = 0
+
+
+_recorded = msgspec.json.Decoder(_Recorded)
+
+
+def recorded_at_ms(data: bytes) -> int:
+    """When an encoded event envelope was recorded (epoch ms; 0 when unreadable)."""
+    try:
+        return _recorded.decode(data).recorded_at_ms
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return 0
+
+
 def decode_event_payload(data: bytes) -> msgspec.Struct:
     """The payload of an encoded event envelope, upcast if written under an older schema; raises
     UnknownType for a type this service does not know, like `event_payload(decode_event(data))`."""

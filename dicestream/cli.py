@@ -144,7 +144,9 @@ async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) ->
             f"[green]running {', '.join(names or SERVICES)} on {url}[/]{health} (Ctrl-C stops)", soft_wrap=True
         )
         if "gateway" in run.services:
-            console.print(f"gateway: [bold]{run.services['gateway'].url}[/] (API: /openapi.json, docs/http.md)")
+            gw = run.services["gateway"].url
+            console.print(f"gateway: [bold]{gw}[/] (API: /openapi.json, docs/http.md)", soft_wrap=True)
+            console.print(f"web page: [bold]{gw}/[/] (every game; a game's board at {gw}/games/GAME)", soft_wrap=True)
         stopping = asyncio.ensure_future(stop.wait())
         fatal = asyncio.ensure_future(run.fatal())
         await asyncio.wait([stopping, fatal], return_when=asyncio.FIRST_COMPLETED)
@@ -162,15 +164,36 @@ def demo(
     players: Annotated[str, typer.Option(help="player counts, cycled over all the games")] = "2,3,4",
     bots: Annotated[str, typer.Option(help="bot kinds, cycled over the seats")] = "greedy,random",
     titles: Annotated[str, typer.Option(help="game types, comma-separated (default: every game)")] = "",
+    web: Annotated[
+        str, typer.Option(help="where the web page listens while the demo runs: HOST:PORT (port 0: a free one), or off")
+    ] = "127.0.0.1:0",
+    keep: Annotated[
+        bool, typer.Option("--keep", help="keep every service and the page running after the games")
+    ] = False,
     as_json: Json = False,
 ) -> None:
-    """Start everything, play full games of every title between reference bots over the bus, show scores."""
+    """Start everything, play full games of every title between reference bots over the bus, show
+    scores and each game's page (a gateway on a free port while the demo runs; --keep: until Ctrl-C)."""
     from games.catalog import GAMES
 
     names = _titles([t for t in titles.split(",") if t] or list(GAMES))
     counts, kinds = _counts(players), _bots(bots, names)
+    page = _web(web)
     settings, url, _server = _setup(quiet=True)
-    _run(_demo(settings, url, names, games, counts, kinds, as_json))
+    _run(_demo(settings, url, names, games, counts, kinds, as_json, page, keep))
+
+
+def _web(web: str) -> Any:
+    """The gateway settings for the demo's page (None: no page)."""
+    from services.gateway.settings import from_env, parse_addr
+
+    if web.strip().lower() in ("off", "no", "none", ""):
+        return None
+    try:
+        host, port = parse_addr(web)
+        return msgspec.structs.replace(from_env(), host=host, port=port)
+    except ValueError as exc:
+        raise InputError(f"--web {web!r}: {exc}") from None
 
 
 def _counts(players: str) -> list[int]:
@@ -202,9 +225,12 @@ async def _demo(
     counts: list[int],
     kinds: list[str],
     as_json: bool = False,
+    web: Any = None,
+    keep: bool = False,
 ) -> None:
     from dicestream.runtime import running
     from games.catalog import GAMES
+    from services.gateway.app import GatewayService
 
     table = Table(title="Final scores")
     for col in ("game", "seats", "scores", "winners", "events"):
@@ -212,30 +238,75 @@ async def _demo(
     first = ""
     played: list[Any] = []
     async with running(settings, url) as run:
-        for k, title in enumerate(titles):
-            rules = GAMES[title]
-            # Cycle the counts over all games, skipping what a title does not take.
-            mine = [n for n in counts if rules.min_players <= n <= rules.max_players] or [rules.min_players]
-            mine = mine[k % len(mine) :] + mine[: k % len(mine)]
-            _, records = await _tournament(run, settings, title, kinds, games, mine, f"playing {title}", as_json)
-            played += records
-            for r in records:
-                table.add_row(
-                    r.game_id,
-                    ", ".join(r.seats),
-                    " / ".join(map(str, r.scores)),
-                    ", ".join(f"seat {w} ({r.seats[w]})" for w in r.winners),
-                    str(r.version),
+        gateway = None
+        if web is not None:
+            gateway = GatewayService(settings, url, web)
+            await gateway.start()
+        base = gateway.url if gateway is not None else None
+        if base and not as_json:
+            console.print(f"web page: [bold]{base}/[/] (open a game below to watch it live)", soft_wrap=True)
+
+        def created(game_id: str) -> None:
+            if base and not as_json:
+                console.print(f"  {game_id}: {base}/games/{game_id}", soft_wrap=True, highlight=False)
+
+        try:
+            for k, title in enumerate(titles):
+                rules = GAMES[title]
+                # Cycle the counts over all games, skipping what a title does not take.
+                mine = [n for n in counts if rules.min_players <= n <= rules.max_players] or [rules.min_players]
+                mine = mine[k % len(mine) :] + mine[: k % len(mine)]
+                _, records = await _tournament(
+                    run, settings, title, kinds, games, mine, f"playing {title}", as_json, created
                 )
-            first = first or records[0].game_id
-    if as_json:
-        errors.emit({"games": played})
-        return
-    console.print(table)
-    console.print(
-        f"Replay a game with [bold]dicestream replay {first}[/], check it with "
-        f"[bold]dicestream verify {first}[/], tail it with [bold]dicestream watch {first}[/]."
-    )
+                played += records
+                for r in records:
+                    table.add_row(
+                        r.game_id,
+                        ", ".join(r.seats),
+                        " / ".join(map(str, r.scores)),
+                        ", ".join(f"seat {w} ({r.seats[w]})" for w in r.winners),
+                        str(r.version),
+                    )
+                first = first or records[0].game_id
+            if as_json:
+                errors.emit(
+                    {
+                        "games": [
+                            {**msgspec.to_builtins(r), **({"url": f"{base}/games/{r.game_id}"} if base else {})}
+                            for r in played
+                        ],
+                        **({"web": base} if base else {}),
+                    }
+                )
+                return
+            console.print(table)
+            console.print(
+                f"Replay a game with [bold]dicestream replay {first}[/], check it with "
+                f"[bold]dicestream verify {first}[/], tail it with [bold]dicestream watch {first}[/]."
+            )
+            if base is None:
+                console.print("See it on a board: [bold]dicestream up[/], then open /games/GAME on the URL it prints.")
+            elif keep:
+                console.print(f"Every game on its board: [bold]{base}/[/] (Ctrl-C stops)", soft_wrap=True)
+                await _until_stopped()
+            else:
+                console.print(
+                    "The page stopped with the demo: [bold]dicestream demo --keep[/] keeps it open after the games; "
+                    "[bold]dicestream up[/] serves these games too (open /games/GAME on the URL it prints).",
+                    soft_wrap=True,
+                )
+        finally:
+            if gateway is not None:
+                await gateway.stop()
+
+
+async def _until_stopped() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
 
 
 async def _play(
@@ -263,6 +334,7 @@ async def _tournament(
     players: list[int],
     title: str,
     quiet: bool = False,
+    created: Any = None,
 ) -> Any:
     from services.eventstore.redis_store import RedisEventStore
     from services.tournament import tournament
@@ -287,6 +359,7 @@ async def _tournament(
             games=games,
             players=players,
             progress=lambda done: progress.update(task, completed=done),
+            **({"created": created} if created is not None else {}),
         )
     if not quiet:
         console.print(f"{games} {game_type} games in {time.monotonic() - started:.1f} s")
@@ -493,6 +566,19 @@ def schema(
         errors.emit({"out": str(out), "documents": sorted(documents())})
         return
     console.print(f"wrote {len(documents())} schema documents to {out}/")
+
+
+@app.command()
+def screenshots(
+    check: Annotated[bool, typer.Option("--check", help="only say whether the committed ones are stale")] = False,
+) -> None:
+    """Screenshots of the web page's boards (docs/screenshots, shown in README.md) from seeded games,
+    in headless Chromium through a gateway that needs no Redis; --check exits 1 if they are stale."""
+    try:
+        from dicestream import screenshots as shots
+    except ImportError as exc:  # pragma: no cover - the dev extra is not installed
+        raise InputError(f"needs the dev extra (pip install -e '.[dev]'): {exc}") from None
+    raise typer.Exit(shots.main(["--check"] if check else []))
 
 
 async def _history(settings: Settings, url: str, game_id: str) -> Any:

@@ -72,6 +72,9 @@ class Match(msgspec.Struct, kw_only=True):
     result: Result | None = None
     # The game's rules, looked up once at GameCreated (the hot path asks for them per event).
     rules_impl: Any = None
+    # When GameCreated was recorded (epoch ms): set by readers from its envelope (the read models
+    # list games newest first); the rules never read it.
+    created_at_ms: int = 0
 
     @property
     def rules(self) -> Rules[Any]:

@@ -46,6 +46,8 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_RATE_LIMIT": "gateway: requests per client address, e.g. 60/second;1000/minute, or off",
     "DICESTREAM_CLIENT_RATE_LIMIT": "gateway: requests per API key or seat token, e.g. 30/second, or off",
     "DICESTREAM_MAX_BODY_BYTES": "gateway: largest request body or WebSocket message in bytes (default 65536)",
+    "DICESTREAM_MAX_FILE_BYTES": "gateway: largest game file the page may open (/v1/files/*, default 4194304)",
+    "DICESTREAM_FILE_RATE_LIMIT": "gateway: /v1/files/* requests per address, in memory (default 10/second;300/minute)",
     "DICESTREAM_COMMAND_TIMEOUT_S": "gateway: seconds to wait for a command's outcome before a 504 (default 10)",
     "DICESTREAM_GATEWAY_MAX_STREAMS": "gateway: streams followed at once, one blocking Redis read each (default 500)",
     "DICESTREAM_GATEWAY_MAX_SUBSCRIBERS": "gateway: WebSocket and SSE subscribers at once (default 5000)",

@@ -31,6 +31,8 @@ def rebuild(
             continue  # already folded (two catch-ups of one game read the same tail)
         if version != agg.version + 1:
             raise ValueError(f"{game_id}: log jumps from {agg.version} to {version}")
+        if version == 1:
+            agg.created_at_ms = codec.recorded_at_ms(data)
         try:
             event = codec.decode_event_payload(data)
         except codec.UnknownType as exc:

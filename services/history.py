@@ -43,6 +43,8 @@ def fold(history: History, to_version: int | None = None) -> m.Match:
     for env in history.events:
         if to_version is not None and env.version > to_version:
             break
+        if env.version == 1:
+            agg.created_at_ms = env.recorded_at_ms
         m.evolve(agg, codec.event_payload(env))
     return agg
 

@@ -22,6 +22,10 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     scores: list[int] | None = None
     winners: list[int] | None = None
     to_act: list[int] = []
+    # Per seat: "human" or "bot" as the seat was joined (None: not joined yet).
+    kinds: list[str | None] = []
+    # When GameCreated was recorded (epoch ms); 0 in models written before this field.
+    created_at_ms: int = 0
 
 
 class ReadModelKeys(msgspec.Struct, frozen=True):
@@ -52,6 +56,8 @@ def summary(agg: m.Match) -> GameSummary:
         scores=res.scores if res else None,
         winners=res.winners if res else None,
         to_act=m.to_act(agg),
+        kinds=[s.kind if s else None for s in agg.seats],
+        created_at_ms=agg.created_at_ms,
     )
 
 

@@ -53,6 +53,7 @@ async def tournament(
     players: list[int],
     progress: Callable[[int], None] = lambda done: None,
     timeout_s: float = 600.0,
+    created: Callable[[str], None] = lambda game_id: None,
 ) -> tuple[list[Standing], list[GameRecord]]:
     seatings: dict[str, list[str]] = {}
     for g in range(games):
@@ -63,6 +64,7 @@ async def tournament(
         reply = await client.call(game_id, lc.CreateGame(game_type=game_type, num_players=n))
         if reply.outcome.status != "accepted":
             raise RuntimeError(f"create refused: {reply.outcome.rule} {reply.outcome.detail}")
+        created(game_id)
         for seat, kind in enumerate(seating):
             host = HostBot(
                 game_id=game_id, seat=seat, kind=kind, game_type=game_type, name=f"{kind}-{seat}", seed=g * 31 + seat

@@ -18,7 +18,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
 from services.config import Settings
-from services.gateway import health, http_games, http_seats, ws
+from services.gateway import health, http_games, http_seats, http_web, ws
 from services.gateway.deps import Deps
 from services.gateway.problems import EXCEPTION_HANDLERS
 from services.gateway.ratelimit import LimitsMiddleware
@@ -55,8 +55,13 @@ def create_app(deps: Deps) -> Litestar:
             *http_seats.routes(deps),
             *ws.routes(deps),
             *health.routes(deps),
+            *http_web.routes(deps),
         ],
-        middleware=[LimitsMiddleware(deps.limits, deps.gateway.max_body_bytes, deps.metrics)],
+        middleware=[
+            LimitsMiddleware(
+                deps.limits, deps.gateway.max_body_bytes, deps.metrics, deps.local, deps.gateway.max_file_bytes
+            )
+        ],
         exception_handlers=EXCEPTION_HANDLERS,
         cors_config=cors,
         request_max_body_size=deps.gateway.max_body_bytes,

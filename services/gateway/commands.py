@@ -59,6 +59,8 @@ class Commander:
 
     async def call(self, env: CommandEnvelope) -> Reply:
         """Send `env` and wait for its outcome; 504 (with the command id to retry with) on timeout."""
+        if not self.replies.started:
+            raise Problem(503, "unavailable", "The game store is not answering", "try again shortly")
         future = self.replies.expect(env.command_id)
         started = time.perf_counter()
         try:

@@ -6,6 +6,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis.exceptions
+import structlog
+
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
@@ -13,13 +16,15 @@ from services.gateway.apikeys import ApiKeys
 from services.gateway.commands import Commander
 from services.gateway.folding import GameCache
 from services.gateway.metrics import Metrics
-from services.gateway.ratelimit import RateLimits
+from services.gateway.ratelimit import LocalLimits, RateLimits
 from services.gateway.replies import ReplyReader
 from services.gateway.settings import GatewaySettings
 from services.gateway.streams import StreamHub
 from services.readmodel import ReadModelKeys
 from services.redis_conn import AnyRedis, connect, is_cluster
 from services.supervise import Supervisor
+
+log = structlog.get_logger("gateway")
 
 # Requests in flight share one pool; every followed stream holds a connection of another pool in
 # a blocking XREAD (redis-py's pools hold 100 connections by default, then refuse).
@@ -57,11 +62,15 @@ class Deps:
     hub: StreamHub
     api_keys: ApiKeys
     limits: RateLimits
+    # The page's own requests (assets, component data, rules, game files): counted in memory.
+    local: LocalLimits
     metrics: Metrics
     # Runs the gateway's long-lived loops (the reply reader); /livez reports on it.
     supervisor: Supervisor = field(default_factory=lambda: Supervisor("gateway"))
     # game id -> when GameCreated was recorded (epoch ms), for listing newest first; never changes.
     created: dict[str, int] = field(default_factory=dict)
+    # Fairness reports of finished games (they never change), by game id; bounded.
+    fairness: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def create(cls, settings: Settings, url: str, gateway: GatewaySettings) -> Deps:
@@ -88,6 +97,7 @@ class Deps:
             hub=StreamHub(redis, followers, gateway.max_streams, gateway.max_subscribers),
             api_keys=ApiKeys(redis, settings.prefix),
             limits=RateLimits(url, is_cluster(redis), settings.prefix, gateway.rate_limit, gateway.client_rate_limit),
+            local=LocalLimits(gateway.rate_limit, gateway.file_rate_limit),
             metrics=metrics,
         )
 
@@ -97,7 +107,12 @@ class Deps:
         return f"{self.keys.prefix}:bots:lobby"
 
     async def start(self) -> None:
-        await self.replies.start()
+        # Redis down at start: the gateway serves what needs none (the page, opened game files)
+        # and the reply loop starts the reader once Redis answers; commands are 503 until then.
+        try:
+            await self.replies.start()
+        except redis.exceptions.RedisError as exc:
+            log.warning("gateway_started_without_redis", error=str(exc))
         self.supervisor.spawn("replies", self.replies.run)
 
     async def stop(self) -> None:

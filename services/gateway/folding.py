@@ -30,6 +30,8 @@ def fold_into(agg: m.Match, entries: list[tuple[int, bytes]], upto: int | None =
             break
         if version != agg.version + 1:
             raise ValueError(f"{agg.game_id}: log jumps from {agg.version} to {version}")
+        if version == 1:
+            agg.created_at_ms = codec.recorded_at_ms(data)
         try:
             event = codec.decode_event_payload(data)
         except codec.UnknownType:

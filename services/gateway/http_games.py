@@ -14,10 +14,9 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from contracts import lifecycle as lc
-from contracts.outcome import ACCEPTED
 from games.catalog import GAMES
 from services import history
-from services.gateway import bodies, lobby
+from services.gateway import bodies, lobby, replaying
 from services.gateway.auth import api_key, game_id_or_404, no_such_game
 from services.gateway.deps import Deps
 from services.gateway.problems import PROBLEM_JSON, Problem, ProblemDetail
@@ -191,20 +190,7 @@ def routes(deps: Deps) -> list[Any]:
         hist = await history.load(deps.store, game_id)
         if not hist.events:
             raise no_such_game(game_id)
-        try:
-            outcome = history.find_outcome(hist, version, command_id)
-        except LookupError as exc:
-            raise Problem(404, "no-such-command", "No such command", str(exc), game_id=game_id) from None
-        report = history.audit(hist, outcome)
-        return AuditReport(
-            game_id=report.game_id,
-            command=report.command,
-            verdict=report.verdict,
-            state_before=report.state_before,
-            legal_actions=report.legal_actions,
-            events=report.events,
-            rule=rule(outcome.rule) if outcome.status != ACCEPTED else None,
-        )
+        return replaying.audit_report(hist, version, command_id)
 
     @get(
         "/v1/games/{game_id:str}/export",

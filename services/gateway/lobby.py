@@ -29,9 +29,13 @@ class _Recorded(msgspec.Struct):
 _recorded = msgspec.json.Decoder(_Recorded)
 
 
-async def _created(deps: Deps, game_ids: list[str]) -> None:
-    """Fill `deps.created` for these games, from their public GameCreated (entry `1-0`)."""
-    missing = [g for g in game_ids if g not in deps.created]
+async def _created(deps: Deps, summaries: list[GameSummary]) -> None:
+    """Fill `deps.created` for these games: from the summary the projector wrote, else (a model
+    written before summaries had `created_at_ms`) from the public GameCreated (entry `1-0`)."""
+    for s in summaries:
+        if s.created_at_ms and s.game_id not in deps.created:
+            deps.created[s.game_id] = s.created_at_ms
+    missing = [s.game_id for s in summaries if s.game_id not in deps.created]
     for start in range(0, len(missing), 500):
         chunk = missing[start : start + 500]
         pipe = deps.redis.pipeline(transaction=False)
@@ -64,12 +68,12 @@ async def list_games(deps: Deps, title: str | None, status: str | None, limit: i
                 continue
             if (title is None or summary.game_type == title) and (status is None or summary.status == status):
                 found.append(summary)
-    await _created(deps, [s.game_id for s in found])
+    await _created(deps, found)
     ordered = sorted(found, key=lambda s: (-deps.created.get(s.game_id, 0), s.game_id))
     if after is not None:
         ordered = [s for s in ordered if (-deps.created.get(s.game_id, 0), s.game_id) > after]
     page = ordered[:limit]
-    games = [ListedGame(**msgspec.structs.asdict(s), created_at_ms=deps.created.get(s.game_id, 0)) for s in page]
+    games = [ListedGame(**{**msgspec.structs.asdict(s), "created_at_ms": deps.created.get(s.game_id, 0)}) for s in page]
     more = len(ordered) > limit
     last = games[-1] if games else None
     return GameList(

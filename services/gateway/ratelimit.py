@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import redis.exceptions
 from limits import RateLimitItem, parse_many
-from limits.aio.storage import RedisClusterStorage, RedisStorage
+from limits.aio.storage import MemoryStorage, RedisClusterStorage, RedisStorage
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
@@ -25,6 +25,16 @@ from services.gateway.problems import PROBLEM_JSON, Problem
 from services.redis_conn import HiredisPackingConnection
 
 EXEMPT = ("/livez", "/readyz", "/metrics")
+# What the web page needs that never reads Redis (its HTML and assets, the component data, the
+# game files it opens): limited per address in this process, so the page and its file opening
+# keep working while Redis is down.
+LOCAL_PREFIXES = ("/static/", "/v1/catalog", "/v1/files/", "/games/")
+LOCAL_PATHS = frozenset({"/", "/open", "/fairness", "/favicon.ico", "/v1/files"})
+FILES = "/v1/files/"
+
+
+def is_local(path: str) -> bool:
+    return path in LOCAL_PATHS or path.startswith(LOCAL_PREFIXES)
 
 
 def storage_uri(url: str, cluster: bool) -> str:
@@ -94,9 +104,40 @@ class RateLimits:
         )
 
     async def close(self) -> None:
+        if isinstance(self.storage, MemoryStorage):
+            return
         if self.storage is not None:
             bridge: Any = self.storage.bridge
             await bridge.get_connection().aclose()
+
+
+class LocalLimits:
+    """Per-address limits counted in this process's memory (the page's own requests)."""
+
+    def __init__(self, per_address: str, files: str) -> None:
+        self.storage = MemoryStorage()
+        self.limiter = SlidingWindowCounterRateLimiter(self.storage)
+        self.per_address: list[RateLimitItem] = parse_many(per_address) if per_address else []
+        self.files: list[RateLimitItem] = parse_many(files) if files else []
+
+    async def refusal(self, path: str, address: str, metrics: Metrics) -> Problem | None:
+        checks = [("address", item) for item in self.per_address]
+        if path.startswith(FILES):
+            checks += [("files", item) for item in self.files]
+        for name, item in checks:
+            if not await self.limiter.hit(item, name, address):
+                stats = await self.limiter.get_window_stats(item, name, address)
+                retry = max(0.1, round(stats.reset_time - time.time(), 1))
+                metrics.limited.labels(name).inc()
+                return Problem(
+                    429,
+                    "rate-limited",
+                    "Too many requests",
+                    f"the per-{name} limit is reached; retry in {retry:g} s",
+                    headers={"Retry-After": str(max(1, round(retry)))},
+                    retry_after_s=retry,
+                )
+        return None
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:
@@ -142,10 +183,12 @@ async def send_problem(scope: Any, send: Any, problem: Problem) -> None:
 
 
 class LimitsMiddleware(ASGIMiddleware):
-    def __init__(self, limits: RateLimits, max_body: int, metrics: Metrics) -> None:
+    def __init__(self, limits: RateLimits, max_body: int, metrics: Metrics, local: LocalLimits, max_file: int) -> None:
         self.limits = limits
         self.max_body = max_body
         self.metrics = metrics
+        self.local = local
+        self.max_file = max_file
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -175,16 +218,18 @@ class LimitsMiddleware(ASGIMiddleware):
             self.metrics.requests.labels(route, method, str(status[0] or 500)).inc()
 
     async def _refusal(self, scope: Scope) -> Problem | None:
+        path = str(scope["path"])
         length = _header(scope, b"content-length")
         if length is not None:
             try:
                 size = int(length)
             except ValueError:
                 return Problem(400, "bad-request", "Invalid Content-Length")
-            if size > self.max_body:
-                return Problem(
-                    413, "body-too-large", "Request body too large", f"{size} bytes; at most {self.max_body}"
-                )
-        if scope["path"] in EXEMPT:
+            most = self.max_file if path.startswith(FILES) else self.max_body
+            if size > most:
+                return Problem(413, "body-too-large", "Request body too large", f"{size} bytes; at most {most}")
+        if path in EXEMPT:
             return None
+        if is_local(path):
+            return await self.local.refusal(path, address_of(scope), self.metrics)
         return await self.limits.refusal(address_of(scope), client_of(scope), self.metrics)

@@ -9,6 +9,7 @@ import contextlib
 import time
 
 import msgspec
+import redis.exceptions
 import structlog
 
 from contracts.outcome import Reply
@@ -19,6 +20,7 @@ from services.supervise import Loop
 log = structlog.get_logger("gateway")
 _reply = msgspec.json.Decoder(Reply)
 BLOCK_MS = 5000
+START_RETRY_S = 1.0
 TRIM_EVERY_S = 1.0
 
 
@@ -29,12 +31,14 @@ class ReplyReader:
         self._waiting: dict[str, list[asyncio.Future[Reply]]] = {}
         self._last = "0-0"
         self._trimmed_at = 0.0
+        self.started = False
 
     async def start(self) -> None:
         # From what the stream holds now (a reused instance id may find old replies): a command
         # sent after this point gets its reply after it, even before the first XREAD is sent.
         last = await newest(self.redis, self.stream)
         self._last = last[0] if last else "0-0"
+        self.started = True
 
     async def stop(self) -> None:
         for futures in self._waiting.values():
@@ -72,6 +76,14 @@ class ReplyReader:
     async def run(self, loop: Loop) -> None:
         """The reply reader (supervised: a fault is logged and the loop started again, from the
         last reply it dispatched)."""
+        while not self.started:
+            # Redis was down when the gateway started: it serves what needs none meanwhile (the
+            # page, game files; /readyz says Redis is down), and starts reading once Redis answers.
+            loop.beat()
+            try:
+                await self.start()
+            except redis.exceptions.RedisError:
+                await asyncio.sleep(START_RETRY_S)
         while True:
             loop.beat()
             got = await read_after(self.redis, self.stream, self._last, 500, BLOCK_MS)

@@ -94,8 +94,8 @@ class PublicState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
 
 
 class ListedGame(GameSummary, frozen=True, kw_only=True):
-    # When GameCreated was recorded (epoch ms): the list is sorted on it, newest first.
-    created_at_ms: int = 0
+    """A game in the list: its summary (`created_at_ms`, when GameCreated was recorded, orders
+    the list, newest first)."""
 
 
 class GameList(msgspec.Struct, frozen=True, kw_only=True):
@@ -162,3 +162,79 @@ class BotQueued(msgspec.Struct, frozen=True, kw_only=True):
 
 class Status(msgspec.Struct, frozen=True, kw_only=True):
     status: str
+
+
+class VersionedState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A game's public state (as `PublicState`) at `version`."""
+
+    version: int
+    summary: GameSummary
+    view: dict[str, Any] | None = None
+    seed: str | None = None
+
+
+class StatePage(msgspec.Struct, frozen=True, kw_only=True):
+    """Public states at consecutive versions, from `from_version`; `version` is the game's last."""
+
+    game_id: str
+    version: int
+    states: list[VersionedState]
+
+
+class FairnessFinding(msgspec.Struct, frozen=True, kw_only=True):
+    check: str
+    version: int | None = None
+    problem: str
+
+
+class Fairness(msgspec.Struct, frozen=True, kw_only=True):
+    """What `dicestream verify` says of a finished game: the revealed seed matches the commitment,
+    and every command, judged again from the seed, yields the recorded events (every roll and
+    shuffle reproduced) and the recorded result. Before the end: `over` false, nothing else."""
+
+    game_id: str
+    over: bool
+    ok: bool = False
+    seed_verified: bool = False
+    seed_commitment: str = ""
+    seed: str | None = None
+    events: int = 0
+    commands: int = 0
+    findings: list[FairnessFinding] = []
+
+
+class FileHeader(msgspec.Struct, frozen=True, kw_only=True):
+    game_id: str
+    game_type: str
+    rules_version: str
+    data_version: str
+    seats: list[str | None]
+    events: int
+    outcomes: int
+
+
+class GameFile(msgspec.Struct, frozen=True, kw_only=True):
+    """An opened game file (the JSON Lines `dicestream export` writes), as the page draws it: its
+    header, the summary at its end, its public events (as `/events` lists them: refusals too)
+    and its fairness report. Only what the public stream would hold."""
+
+    header: FileHeader
+    summary: GameSummary
+    version: int
+    events: list[EventItem]
+    fairness: Fairness
+
+
+class CatalogEntry(msgspec.Struct, frozen=True, kw_only=True):
+    title: str
+    name: str
+    min_players: int
+    max_players: int
+    rules_version: str
+    data_version: str
+
+
+class Catalog(CatalogEntry, frozen=True, kw_only=True):
+    """A game's component data (every card, tile, board value) as its TOML data file holds it."""
+
+    data: dict[str, Any]

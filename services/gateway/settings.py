@@ -12,6 +12,10 @@ from limits import parse_many
 
 RATE_LIMIT = "60/second;1000/minute"
 CLIENT_RATE_LIMIT = "30/second;600/minute"
+# Opening a game file folds it in the gateway: counted per address in this process (so the page
+# works with Redis down), and tighter than the API's limit.
+FILE_RATE_LIMIT = "10/second;300/minute"
+MAX_FILE_BYTES = 4 << 20
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
@@ -24,6 +28,9 @@ class GatewaySettings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit: str = RATE_LIMIT
     client_rate_limit: str = CLIENT_RATE_LIMIT
     max_body_bytes: int = 65536
+    # The page's game files (POST /v1/files/*): largest body, requests per address.
+    max_file_bytes: int = MAX_FILE_BYTES
+    file_rate_limit: str = FILE_RATE_LIMIT
     command_timeout_s: float = 10.0
     max_streams: int = 500
     max_subscribers: int = 5000
@@ -92,6 +99,10 @@ def from_env(env: dict[str, str] | None = None) -> GatewaySettings:
             "DICESTREAM_CLIENT_RATE_LIMIT", e.get("DICESTREAM_CLIENT_RATE_LIMIT", CLIENT_RATE_LIMIT)
         ),
         max_body_bytes=_int("DICESTREAM_MAX_BODY_BYTES", e.get("DICESTREAM_MAX_BODY_BYTES", "65536"), 1024, 1 << 24),
+        max_file_bytes=_int(
+            "DICESTREAM_MAX_FILE_BYTES", e.get("DICESTREAM_MAX_FILE_BYTES", str(MAX_FILE_BYTES)), 1024, 1 << 28
+        ),
+        file_rate_limit=_rate("DICESTREAM_FILE_RATE_LIMIT", e.get("DICESTREAM_FILE_RATE_LIMIT", FILE_RATE_LIMIT)),
         command_timeout_s=_seconds("DICESTREAM_COMMAND_TIMEOUT_S", e.get("DICESTREAM_COMMAND_TIMEOUT_S", "10")),
         max_streams=_int("DICESTREAM_GATEWAY_MAX_STREAMS", e.get("DICESTREAM_GATEWAY_MAX_STREAMS", "500"), 1, 100000),
         max_subscribers=_int(

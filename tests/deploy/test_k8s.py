@@ -215,6 +215,9 @@ def test_every_deployment_has_one_disruption_budget_of_one_pod() -> None:
         assert m.workload_for(docs, name)["metadata"]["name"] in covered, f"{name}: no PodDisruptionBudget"
 
 
+PUBLIC_PATHS = ("/v1", "/openapi.json", "/", "/games", "/open", "/fairness", "/static", "/favicon.ico")
+
+
 def test_the_gateway_is_behind_a_service_and_the_optional_ingress() -> None:
     docs = base()
     w = m.workload_for(docs, m.GATEWAY)
@@ -227,7 +230,9 @@ def test_the_gateway_is_behind_a_service_and_the_optional_ingress() -> None:
     paths = [p for rule in ingress["spec"]["rules"] for p in rule["http"]["paths"]]
     for p in paths:
         assert p["backend"]["service"] == {"name": "dicestream-gateway", "port": {"name": port["name"]}}
-        assert p["path"] in ("/v1", "/openapi.json"), f"the ingress must not expose {p['path']} (/metrics stays inside)"
+        # The API and the web page; never /livez, /readyz or /metrics (which stay inside).
+        assert p["path"] in PUBLIC_PATHS, f"the ingress must not expose {p['path']} (/metrics stays inside)"
+        assert p["path"] != "/" or p["pathType"] == "Exact", "/ as a prefix would expose /metrics"
 
 
 # --- Redis: users, auth, persistence ------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 from contracts import codec
 from games import match as m
 from services import history
-from services.eventstore.keys import Keys
+from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.gateway.folding import fold_into
 from services.readmodel import public_state
@@ -274,3 +274,33 @@ async def test_a_timeout_names_the_command_and_a_retry_gets_its_one_outcome(sett
         finally:
             await referee.stop()
             await api.close()
+
+
+async def test_the_projector_writes_when_a_game_was_created_and_who_sits_where(stack: Stack) -> None:
+    """The lobby's summaries: `created_at_ms` (GameCreated's recording time) and each seat's kind
+    are in the read model the projector writes, and the game list shows them."""
+    api = stack.api()
+    client = stack.run.client()
+    store = RedisEventStore(client, Keys(stack.settings.prefix))
+    try:
+        game_id = await api.create("sentient", 2)
+        await api.join(game_id, 0, "ann", kind="human")
+        await api.join(game_id, 1, "bob", kind="bot")
+        created = codec.decode_event((await store.read(game_id))[0][1]).recorded_at_ms
+        assert created > 0
+        rm = stack.run.projector.projector.rm
+        shard = shard_of(game_id, stack.settings.shards)
+        for _ in range(200):
+            raw = await client.hget(rm.games(shard), game_id)
+            model = msgspec.json.decode(raw) if raw else {}
+            if model.get("kinds") == ["human", "bot"]:
+                break
+            await asyncio.sleep(0.02)
+        assert model["kinds"] == ["human", "bot"] and model["created_at_ms"] == created
+        listed = (await api.request("GET", "/v1/games", params={"title": "sentient"})).json()["games"]
+        (game,) = [g for g in listed if g["game_id"] == game_id]
+        assert game["kinds"] == ["human", "bot"] and game["created_at_ms"] == created
+        assert game["players"] == ["ann", "bob"]
+    finally:
+        await store.close()
+        await api.close()

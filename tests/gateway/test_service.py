@@ -92,13 +92,17 @@ def test_up_prints_the_gateway_url_and_add_key_makes_a_working_key(redis_url: st
         assert proc.stdout is not None
         lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True).start()
-        url = None
+        url = page = None
         deadline = time.monotonic() + 60
-        while url is None:
+        while url is None or page is None:
             assert time.monotonic() < deadline and proc.poll() is None, "dicestream up printed no gateway URL"
             with contextlib.suppress(queue.Empty):
-                found = re.search(r"gateway: (http://127\.0\.0\.1:\d+)", lines.get(timeout=1))
-                url = found.group(1) if found else None
+                line = lines.get(timeout=1)
+                found = re.search(r"gateway: (http://127\.0\.0\.1:\d+)", line)
+                url = found.group(1) if found else url
+                shown = re.search(r"web page: (http://127\.0\.0\.1:\d+/)", line)
+                page = shown.group(1) if shown else page
+        assert page == f"{url}/"
         key = subprocess.run(
             [*CLI, "gateway", "add-key", "cli-test", "--scope", "create"], env=env, capture_output=True, text=True
         )
@@ -106,6 +110,8 @@ def test_up_prints_the_gateway_url_and_add_key_makes_a_working_key(redis_url: st
         assert re.fullmatch(r"dsk_[A-Za-z0-9_-]{40,}", key.stdout.strip())
         with httpx.Client(base_url=url, timeout=15) as http:
             assert http.get("/livez").status_code == 200 and http.get("/readyz").status_code == 200
+            lobby = http.get("/")
+            assert lobby.status_code == 200 and lobby.headers["content-type"].startswith("text/html")
             created = http.post(
                 "/v1/games", json={"game_type": "sentient", "num_players": 2}, headers={"X-API-Key": key.stdout.strip()}
             )

@@ -5,6 +5,7 @@ cluster)."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -12,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from dicestream.errors import Code
@@ -221,6 +223,44 @@ def test_tournament_and_demo_print_json(env: dict[str, str]) -> None:
     demo = json_of(env, "demo", "--titles", "mechanica", "--players", "1", "--json", timeout=180)
     [game] = demo["games"]
     assert game["game_id"].startswith("mechanica-") and len(game["scores"]) == 1
+    assert game["url"] == f"{demo['web']}/games/{game['game_id']}"
+    bare = json_of(env, "demo", "--titles", "mechanica", "--players", "1", "--web", "off", "--json", timeout=180)
+    assert "url" not in bare["games"][0] and "web" not in bare
+
+
+def test_the_demo_keeps_each_games_page_open_with_keep(env: dict[str, str]) -> None:
+    """`demo` serves the page on a free port while it runs and prints each game's URL as the game
+    starts; with --keep the page stays up after the games, until Ctrl-C."""
+    proc = subprocess.Popen(
+        [*CLI, "demo", "--titles", "sentient", "--keep"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "Ctrl-C stops" in line:
+                break
+        out = "".join(lines)
+        [page] = re.findall(r"sentient-\w+: (http://127\.0\.0\.1:\d+/games/sentient-\w+)", out)
+        assert re.search(r"web page: http://127\.0\.0\.1:\d+/", out), out
+        game_id = page.rsplit("/", 1)[1]
+        base = page.split("/games/")[0]
+        with httpx.Client(base_url=base, timeout=10) as http:
+            html = http.get(f"/games/{game_id}")
+            assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
+            state = http.get(f"/v1/games/{game_id}").json()
+            assert state["summary"]["status"] == "over"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) in (0, 130)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
 
 
 def test_a_closed_pipe_and_ctrl_c_end_quietly(env: dict[str, str], redis_url: str, prefix: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,8 +69,9 @@ def test_the_demo_runs_end_to_end_on_the_embedded_server(tmp_path: Path) -> None
         )
         assert done.returncode == 0, done.stderr[-2000:]
         assert "Final scores" in done.stdout and "dicestream replay" in done.stdout
-        for title in GAMES:  # one full game of every title
+        for title in GAMES:  # one full game of every title, and where to watch it
             assert f"{title}-" in done.stdout, title
+            assert re.search(rf"{title}-\w+: http://127\.0\.0\.1:\d+/games/{title}-\w+", done.stdout), title
         verify = subprocess.run(
             [
                 sys.executable,

@@ -1,0 +1,164 @@
+// Where a game comes from: the gateway (a game in Redis, by id) or a game file opened in the
+// browser (sent to the gateway's stateless /v1/files/* endpoints with every request; nothing is
+// stored and Redis is not read). Both answer the same shapes, so the page draws either alike.
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.title ? `${problem.title}${problem.detail ? ": " + problem.detail : ""}` : `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+async function answer(response) {
+  const type = response.headers.get("content-type") || "";
+  const body = type.includes("json") ? await response.json() : null;
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+export async function getJSON(url) {
+  return answer(await fetch(url, { headers: { Accept: "application/json" } }));
+}
+
+async function postFile(url, bytes) {
+  return answer(
+    await fetch(url, { method: "POST", body: bytes, headers: { "Content-Type": "application/x-ndjson" } }),
+  );
+}
+
+const catalogs = new Map();
+export function catalog(title) {
+  if (!catalogs.has(title)) catalogs.set(title, getJSON(`/v1/catalog/${encodeURIComponent(title)}`));
+  return catalogs.get(title);
+}
+
+const CHUNK = 50;
+
+// Public states by version, fetched in aligned chunks of 50 and kept.
+class States {
+  constructor(fetchChunk) {
+    this.fetchChunk = fetchChunk;
+    this.cache = new Map();
+    this.pending = new Map();
+  }
+  async get(version) {
+    if (this.cache.has(version)) return this.cache.get(version);
+    // A version's state never changes, so what is cached stays; a live game's newest versions
+    // are fetched from the first one missing, not from the start of their chunk again.
+    const aligned = Math.floor((version - 1) / CHUNK) * CHUNK + 1;
+    const from = this.cache.has(version - 1) ? version : aligned;
+    if (!this.pending.has(from)) {
+      const p = this.fetchChunk(from, CHUNK).then((page) => {
+        for (const st of page.states) this.cache.set(st.version, st);
+        return page;
+      });
+      this.pending.set(from, p);
+      p.finally(() => this.pending.delete(from));
+    }
+    await this.pending.get(from);
+    return this.cache.get(version) || null;
+  }
+}
+
+export class GameSource {
+  constructor(gameId) {
+    this.gameId = gameId;
+    this.base = `/v1/games/${encodeURIComponent(gameId)}`;
+    this.live = true;
+    this.shareable = true;
+    this.states = new States((from, limit) => getJSON(`${this.base}/states?from_version=${from}&limit=${limit}`));
+  }
+  async open() {
+    const state = await getJSON(this.base);
+    const events = [];
+    let after = null;
+    for (;;) {
+      const page = await getJSON(`${this.base}/events?limit=1000${after ? "&after=" + after : ""}`);
+      events.push(...page.events);
+      if (page.events.length < 1000) break;
+      after = page.next;
+    }
+    return { summary: state.summary, version: state.summary.version, events, cursor: events.at(-1)?.cursor };
+  }
+  audit(commandId) {
+    return getJSON(`${this.base}/audit?command_id=${encodeURIComponent(commandId)}`);
+  }
+  fairness() {
+    return getJSON(`${this.base}/fairness`);
+  }
+  exportUrl() {
+    return `${this.base}/export`;
+  }
+  pageUrl(version) {
+    return `/games/${encodeURIComponent(this.gameId)}${version ? "?v=" + version : ""}`;
+  }
+  auditUrl(commandId) {
+    return `/games/${encodeURIComponent(this.gameId)}/audit/${encodeURIComponent(commandId)}`;
+  }
+  // Live events after `cursor`, over the gateway's WebSocket; reconnects and resumes by itself.
+  follow(cursor, onEvent, onStatus) {
+    let closed = false;
+    let socket = null;
+    const connect = () => {
+      const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+      const query = cursor ? `?after=${encodeURIComponent(cursor)}` : "";
+      socket = new WebSocket(`${scheme}//${location.host}${this.base}/events/ws${query}`);
+      socket.onopen = () => onStatus("connected");
+      socket.onmessage = ({ data }) => {
+        const msg = JSON.parse(data);
+        if (msg.type === "event") {
+          cursor = msg.cursor;
+          onEvent({ cursor: msg.cursor, event: msg.event });
+        } else if (msg.type === "live") {
+          onStatus("live");
+        }
+      };
+      socket.onclose = () => {
+        onStatus("disconnected");
+        if (!closed) setTimeout(connect, 1000);
+      };
+    };
+    connect();
+    return () => {
+      closed = true;
+      socket?.close();
+    };
+  }
+}
+
+export class FileSource {
+  constructor(name, bytes) {
+    this.name = name;
+    this.bytes = bytes;
+    this.live = false;
+    this.shareable = false;
+    this.states = new States((from, limit) =>
+      postFile(`/v1/files/states?from_version=${from}&limit=${limit}`, this.bytes),
+    );
+  }
+  async open() {
+    const file = await postFile("/v1/files/open", this.bytes);
+    this.gameId = file.header.game_id;
+    this.opened = file;
+    return { summary: file.summary, version: file.version, events: file.events, header: file.header };
+  }
+  audit(commandId) {
+    return postFile(`/v1/files/audit?command_id=${encodeURIComponent(commandId)}`, this.bytes);
+  }
+  async fairness() {
+    return this.opened.fairness;
+  }
+  exportUrl() {
+    return null;
+  }
+  pageUrl(version) {
+    return `/open${version ? "#v=" + version : ""}`;
+  }
+  auditUrl(commandId) {
+    return `/open#audit=${encodeURIComponent(commandId)}`;
+  }
+  follow() {
+    return () => {};
+  }
+}

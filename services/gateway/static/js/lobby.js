@@ -1,0 +1,133 @@
+// The lobby: every game, newest first, filtered by title and status, a page at a time; it
+// refreshes itself while showing the first page.
+
+import { getJSON } from "./api.js";
+import { clear, h, titleCase } from "./dom.js";
+import { playersLine } from "./game.js";
+
+const PAGE = 20;
+const STATUSES = ["open", "running", "over"];
+
+function when(ms) {
+  if (!ms) return "–";
+  return new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+}
+
+export async function showLobby(main, query) {
+  const titles = await getJSON("/v1/catalog");
+  const state = { title: query.get("title") || "", status: query.get("status") || "", cursor: query.get("cursor") || "" };
+  const back = [];
+  document.title = "Games · dicestream";
+
+  const titleSel = h(
+    "select",
+    { id: "f-title", name: "title" },
+    h("option", { value: "" }, "every game"),
+    titles.map((t) => h("option", { value: t.title, ...(t.title === state.title ? { selected: true } : {}) }, t.name)),
+  );
+  const statusSel = h(
+    "select",
+    { id: "f-status", name: "status" },
+    h("option", { value: "" }, "any status"),
+    STATUSES.map((s) => h("option", { value: s, ...(s === state.status ? { selected: true } : {}) }, titleCase(s))),
+  );
+  const tbody = h("tbody");
+  const total = h("p", { class: "total", "aria-live": "polite" });
+  const newer = h("button", { type: "button", onclick: () => page(back.pop() ?? "") }, "← Newer");
+  const older = h("button", { type: "button" }, "Older →");
+  clear(main).append(
+    h("h1", {}, "Games"),
+    h(
+      "form",
+      { class: "filters", role: "search", "aria-label": "Filter games", onsubmit: (e) => e.preventDefault() },
+      h("label", { for: "f-title" }, "Title "),
+      titleSel,
+      h("label", { for: "f-status" }, " Status "),
+      statusSel,
+    ),
+    total,
+    h(
+      "table",
+      { class: "games" },
+      h("caption", { class: "visually-hidden" }, "Games, newest first"),
+      h(
+        "thead",
+        {},
+        h("tr", {}, ["Game", "Status", "Players and scores", "Version", "Created"].map((c) => h("th", { scope: "col" }, c))),
+      ),
+      tbody,
+    ),
+    h("nav", { class: "pager", "aria-label": "Pages" }, newer, " ", older),
+    h(
+      "p",
+      { class: "hint" },
+      "Have a game file (from ",
+      h("code", {}, "dicestream export"),
+      " or a game's download link)? ",
+      h("a", { href: "/open" }, "Open it"),
+      " or drop it anywhere on this page to replay and audit it.",
+    ),
+  );
+
+  let timer = null;
+  let shownList = "";
+  async function page(cursor) {
+    state.cursor = cursor;
+    const params = new URLSearchParams({ limit: PAGE });
+    if (state.title) params.set("title", state.title);
+    if (state.status) params.set("status", state.status);
+    if (cursor) params.set("cursor", cursor);
+    const shown = new URLSearchParams(params);
+    shown.delete("limit");
+    history.replaceState({}, "", "/" + (shown.toString() ? "?" + shown : ""));
+    let list;
+    try {
+      list = await getJSON(`/v1/games?${params}`);
+    } catch (err) {
+      // The list needs Redis; opening a game file does not.
+      clear(tbody).append(h("tr", {}, h("td", { colspan: 5, class: "error", role: "alert" }, `The game list is not available: ${err.message}`)));
+      clearTimeout(timer);
+      timer = setTimeout(() => document.body.contains(tbody) && page(cursor), 5000);
+      return;
+    }
+    // Redrawn only when something changed: a refresh must not take the keyboard's focus away.
+    const same = JSON.stringify([cursor, list]) === shownList;
+    shownList = JSON.stringify([cursor, list]);
+    clearTimeout(timer);
+    if (!cursor) timer = setTimeout(() => document.body.contains(tbody) && page(""), 5000);
+    if (same) return;
+    clear(tbody).append(
+      ...list.games.map((g) =>
+        h(
+          "tr",
+          { "data-game-id": g.game_id, "data-status": g.status, "data-title": g.game_type },
+          h("td", { "data-label": "Game" }, h("a", { href: `/games/${encodeURIComponent(g.game_id)}` }, titles.find((t) => t.title === g.game_type)?.name || g.game_type, " ", h("span", { class: "game-id" }, g.game_id))),
+          h("td", { "data-label": "Status" }, h("span", { class: `badge ${g.status === "running" ? "live on" : g.status}` }, g.status === "running" ? "● Live" : titleCase(g.status)), g.to_act.length && g.status === "running" ? h("span", { class: "muted" }, ` ${g.to_act.map((s) => g.players[s]).join(", ")} to play`) : null),
+          h("td", { "data-label": "Players" }, playersLine(g)),
+          h("td", { "data-label": "Version", class: "num" }, String(g.version)),
+          h("td", { "data-label": "Created" }, when(g.created_at_ms)),
+        ),
+      ),
+    );
+    if (!list.games.length) tbody.append(h("tr", {}, h("td", { colspan: 5 }, "No games yet. Create some with ./dev demo or dicestream new.")));
+    total.textContent = `${list.total} game${list.total === 1 ? "" : "s"}`;
+    newer.disabled = !cursor;
+    older.disabled = !list.next;
+    older.onclick = () => {
+      back.push(cursor);
+      page(list.next);
+    };
+  }
+  titleSel.addEventListener("change", () => {
+    state.title = titleSel.value;
+    back.length = 0;
+    page("");
+  });
+  statusSel.addEventListener("change", () => {
+    state.status = statusSel.value;
+    back.length = 0;
+    page("");
+  });
+  await page(state.cursor);
+  return () => clearTimeout(timer);
+}

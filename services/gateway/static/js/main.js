@@ -1,0 +1,138 @@
+// The page's router: one document for every path the gateway serves it at.
+//   /                              the lobby
+//   /games/{id}[?v=N]              a game's board, replay and live view
+//   /games/{id}/audit/{command}    the audit of one command (a link to share)
+//   /open[#v=N | #audit=command]   a game file opened in the browser (drag and drop or choose)
+//   /fairness                      how to check a game's dice and shuffles yourself
+
+import { FileSource, GameSource } from "./api.js";
+import { clear, h } from "./dom.js";
+import { showGame } from "./game.js";
+import { showLobby } from "./lobby.js";
+
+const main = document.getElementById("main");
+let leave = () => {};
+let opened = null; // the last file opened, kept while the page lives
+
+async function route() {
+  leave();
+  leave = () => {};
+  const path = location.pathname;
+  const game = path.match(/^\/games\/([^/]+)(?:\/audit\/([^/]+))?\/?$/);
+  if (game) {
+    const id = decodeURIComponent(game[1]);
+    const version = new URLSearchParams(location.search).get("v");
+    leave = await showGame(main, new GameSource(id), { version, audit: game[2] ? decodeURIComponent(game[2]) : null });
+  } else if (path === "/open") {
+    if (opened) await openSource(opened, false);
+    else showOpen();
+  } else if (path === "/fairness") {
+    showFairness();
+  } else {
+    leave = await showLobby(main, new URLSearchParams(location.search));
+  }
+}
+
+async function openSource(source, push) {
+  if (push) history.pushState({}, "", "/open");
+  const hash = new URLSearchParams(location.hash.slice(1));
+  leave = await showGame(main, source, { version: hash.get("v"), audit: hash.get("audit") });
+}
+
+async function openFile(file) {
+  if (!file) return;
+  const bytes = await file.arrayBuffer();
+  opened = new FileSource(file.name, bytes);
+  leave();
+  await openSource(opened, location.pathname !== "/open");
+}
+
+function picker() {
+  const input = h("input", { type: "file", id: "file", accept: ".jsonl,.ndjson,application/x-ndjson,application/json" });
+  input.addEventListener("change", () => openFile(input.files[0]));
+  return h("p", { class: "picker" }, h("label", { for: "file" }, "Choose a game file: "), input);
+}
+
+function showOpen() {
+  document.title = "Open a game file · dicestream";
+  clear(main).append(
+    h("h1", {}, "Open a game file"),
+    h(
+      "div",
+      { class: "dropzone", "data-dropzone": "true" },
+      h("p", {}, "Drop a game file here (anywhere on the page works too)"),
+      picker(),
+    ),
+    h(
+      "p",
+      {},
+      "A game file is the JSON Lines file ",
+      h("code", {}, "dicestream export GAME"),
+      " writes, or a finished game's download link. It is replayed and audited by this gateway without storing it ",
+      "and without Redis: you get the board at every version, the events in plain words, the audit of every command ",
+      "and the fairness check.",
+    ),
+  );
+}
+
+function showFairness() {
+  document.title = "Check a game yourself · dicestream";
+  const code = (t) => h("pre", {}, h("code", {}, t));
+  clear(main).append(
+    h("h1", {}, "Check a game's dice and shuffles yourself"),
+    h("p", {}, "Every game commits to its random seed before anything is dealt: the first event records ",
+      h("code", {}, "sha256(seed)"), ". Every roll, shuffle and draw comes from ", h("code", {}, "Rng.for_version(seed, version)"),
+      " (SHA-256 in counter mode), so nobody, not even the server, can choose an outcome once the game is created. ",
+      "When the game ends the seed is revealed."),
+    h("p", {}, "The badge on a finished game says what ", h("code", {}, "dicestream verify"),
+      " says: the revealed seed hashes to the commitment, and every command, judged again by the rules from the seed, ",
+      "yields exactly the recorded events (rolls and shuffles included) and the recorded result."),
+    h("h2", {}, "Do it on your own machine"),
+    h("ol", {},
+      h("li", {}, "Download the game from its page (“Download the game”), or ", h("code", {}, "curl -OJ GATEWAY/v1/games/GAME/export"), "."),
+      h("li", {}, "Check it with the project's own code:", code("dicestream verify GAME.jsonl")),
+      h("li", {}, "Or with nothing but Python's standard library, re-deriving every die and shuffle from the seed:",
+        code("python examples/check_fairness.py GAME.jsonl")),
+    ),
+    h("p", {}, "The whole scheme, and what each game draws at which version: ", h("code", {}, "docs/fairness.md"), " in the repository."),
+  );
+}
+
+// Drag and drop a game file anywhere: it is opened as at /open.
+const drop = document.getElementById("drop");
+let depth = 0;
+window.addEventListener("dragenter", (e) => {
+  if (!e.dataTransfer?.types?.includes("Files")) return;
+  depth += 1;
+  drop.hidden = false;
+});
+window.addEventListener("dragleave", () => {
+  depth = Math.max(0, depth - 1);
+  if (!depth) drop.hidden = true;
+});
+window.addEventListener("dragover", (e) => e.preventDefault());
+window.addEventListener("drop", (e) => {
+  e.preventDefault();
+  depth = 0;
+  drop.hidden = true;
+  openFile(e.dataTransfer?.files?.[0]);
+});
+
+// Links inside the page that stay in it (lobby ↔ game) go through the router.
+document.addEventListener("click", (e) => {
+  const a = e.target.closest?.("a[href^='/']");
+  if (!a || a.hasAttribute("download") || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+  if (a.getAttribute("href").startsWith("/v1/")) return;
+  e.preventDefault();
+  history.pushState({}, "", a.getAttribute("href"));
+  route();
+});
+window.addEventListener("popstate", () => {
+  // The game shown handles its own board <-> audit moves; anything else is a new route.
+  const shown = document.querySelector(".game")?.dataset.gameId;
+  const game = location.pathname.match(/^\/games\/([^/]+)/);
+  if (shown && ((game && decodeURIComponent(game[1]) === shown) || (location.pathname === "/open" && opened?.gameId === shown))) return;
+  route();
+});
+
+route();
