@@ -128,22 +128,21 @@ async def render(
                     page, version, last = await opened(browser, gw.url, path, WIDTH)
                     drawn = page.locator(f".board-host > .board[data-version='{version}']")
                     dom = await drawn.evaluate("el => el.outerHTML")
-                    entry = {
+                    png = f"{shot.name}.png"
+                    entry: dict[str, object] = {
                         "title": shot.title,
                         "players": shot.players,
                         "seed": shot.seed,
                         "version": version,
                         "versions": int(last),
-                        "png": f"{shot.name}.png",
+                        "png": png,
                         "board_sha256": hashlib.sha256(dom.encode()).hexdigest(),
                     }
                     entries[shot.name] = entry
                     if write:
                         OUT.mkdir(parents=True, exist_ok=True)
-                        await page.locator(".board-host").screenshot(
-                            path=str(OUT / entry["png"]), animations="disabled"
-                        )
-                        say(f"wrote docs/screenshots/{entry['png']} (version {version} of {last})")
+                        await page.locator(".board-host").screenshot(path=str(OUT / png), animations="disabled")
+                        say(f"wrote docs/screenshots/{png} (version {version} of {last})")
                     await page.close()
                 for name, of, width in PAGES:
                     shot = next(x for x in shots if x.name == of)
