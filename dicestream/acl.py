@@ -2,7 +2,10 @@
 
 Every trusted bot (or tool) that talks to Redis directly gets a user of its own whose name is also
 its reply-stream client name, so that it reads only `<prefix>:reply:NAME:*`: the streams where the
-referee writes its outcomes and, once per JoinSeat, its seat token. What such a user may do, and
+referee writes its outcomes and, once per JoinSeat, its seat token. It writes only its own intake
+streams `<prefix>:cmd:{S}:NAME`, once registered in `<prefix>:clients` (the referee reads the
+intakes of registered clients): whatever ids or trimming it chooses there harm only its own
+commands, and the referee knows who sent each command it reads there. What such a user may do, and
 what it may not, is the threat model's "trusted client" row (docs/security.md); the services'
 users are in deploy/redis/users.acl. Untrusted clients never get a Redis user: they use the
 gateway.
@@ -44,6 +47,8 @@ class ClientUser(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     password: str
     reply_prefix: str
+    intake: str  # its own intake streams, `{S}` standing for the shard
+    registry: str  # the set the client's name must be in for the referee to read that intake
     rules: list[str]  # ACL SETUSER arguments after the user name, password hash included
     acl_line: str  # the same, as a line of an ACL file
 
@@ -101,17 +106,19 @@ def client_rules(name: str, prefix: str = "ds", shards: int = 64) -> list[str]:
     check_name(name)
     check_prefix(prefix)
     p = prefix
-    intake = " ".join(f"%W~{p}:cmd:{{{g}}}" for g in shard_globs(shards))
+    intake = " ".join(f"%W~{p}:cmd:{{{g}}}:{name}" for g in shard_globs(shards))
     return [
         "on",
         "resetkeys",
         "resetchannels",
         "-@all",
         *CONNECTION,
-        # Commands go to the installation's intake streams, write-only: they hold every client's
-        # seat tokens. (XADD still lets the client choose the entry id and MAXLEN: see
-        # docs/security.md, why untrusted clients use the gateway.)
+        # Commands go to its own intake streams, one per shard, write-only (they hold its seat
+        # tokens). XADD lets it choose entry ids and MAXLEN there, which harms only its own
+        # commands; the shared intake is for the services.
         f"(+xadd {intake})",
+        # Whether it is registered, i.e. whether the referee reads that intake (the SDK asks).
+        f"(+sismember %R~{p}:clients)",
         # Its own reply streams: outcomes and seat tokens, for it alone; it deletes them when done.
         f"(+xread +xrange +xrevrange +xlen +del ~{p}:reply:{name}:*)",
         # What any audience or seat may see: public streams, and every seat's turn requests (a
@@ -130,6 +137,8 @@ def new_client(name: str, prefix: str = "ds", shards: int = 64, password: str | 
         name=name,
         password=password,
         reply_prefix=f"{prefix}:reply:{name}:",
+        intake=f"{prefix}:cmd:{{S}}:{name}",
+        registry=f"{prefix}:clients",
         rules=rules,
         acl_line=" ".join(["user", name, *rules]),
     )
@@ -153,11 +162,10 @@ def _node_url(url: str, node: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{userinfo}@{node}" if userinfo else node))
 
 
-def apply(url: str, user: ClientUser) -> list[str]:
-    """ACL SETUSER on the server at `url`, as whoever `url` authenticates (an admin), and on every
-    other node of its cluster, primaries and replicas (ACLs are per node, not replicated); returns
-    the nodes changed. `reset` first, so an existing user of that name ends with exactly these
-    rules."""
+def _on_every_node(url: str, *command: str) -> list[str]:
+    """Run `command` on the server at `url`, as whoever `url` authenticates (an admin), and on
+    every other node of its cluster, primaries and replicas (ACLs are per node, not replicated);
+    returns the nodes."""
     import redis
 
     from services.redis_conn import detect_cluster
@@ -167,10 +175,45 @@ def apply(url: str, user: ClientUser) -> list[str]:
     for node in nodes:
         client = redis.Redis.from_url(_node_url(url, node) if len(nodes) > 1 else url)
         try:
-            client.execute_command("ACL", "SETUSER", user.name, "reset", *user.rules)  # type: ignore[no-untyped-call]
+            client.execute_command(*command)  # type: ignore[no-untyped-call]
         finally:
             client.close()
     return nodes
+
+
+def _registry(url: str, registry: str, name: str, *, add: bool) -> None:
+    import redis
+    from redis.cluster import RedisCluster
+
+    from services.redis_conn import detect_cluster
+
+    client = RedisCluster.from_url(url) if detect_cluster(url) else redis.Redis.from_url(url)
+    try:
+        if add:
+            client.sadd(registry, name)
+        else:
+            client.srem(registry, name)
+    finally:
+        client.close()
+
+
+def apply(url: str, user: ClientUser) -> list[str]:
+    """ACL SETUSER on every node (`reset` first, so an existing user of that name ends with
+    exactly these rules), then register the client so the referee reads its intake; returns the
+    nodes changed."""
+    nodes = _on_every_node(url, "ACL", "SETUSER", user.name, "reset", *user.rules)
+    _registry(url, user.registry, user.name, add=True)
+    return nodes
+
+
+def remove(url: str, name: str, prefix: str = "ds") -> list[str]:
+    """Unregister the client (the referee stops reading its intake within seconds; what it left
+    there stays, and is read again if the name is registered again), then ACL DELUSER on every
+    node (its open connections are closed by Redis)."""
+    check_name(name)
+    check_prefix(prefix)
+    _registry(url, f"{prefix}:clients", name, add=False)
+    return _on_every_node(url, "ACL", "DELUSER", name)
 
 
 @acl_app.command("add-client")
@@ -209,6 +252,35 @@ def add_client(
     typer.echo(
         f"# reply streams: {user.reply_prefix}<rest> (Client(name='{name}:...'), play_seat(client_name='{name}'))"
     )
+    typer.echo(f"# commands: XADD {user.intake} (its own intake; the SDK finds it by itself)")
     if applied:
-        typer.echo(f"# applied with ACL SETUSER on {', '.join(applied)}; add the line to the ACL file as well,")
-        typer.echo("# or the user is gone at the next restart of Redis")
+        typer.echo(f"# applied with ACL SETUSER on {', '.join(applied)} and registered in {user.registry};")
+        typer.echo("# add the line to the ACL file as well, or the user is gone at the next restart of Redis")
+    else:
+        typer.echo(f"# register it as admin, or the referee does not read its intake: SADD {user.registry} {name}")
+
+
+@acl_app.command("remove-client")
+def remove_client(
+    name: Annotated[str, typer.Argument(help="the client's Redis user")],
+    prefix: Annotated[str, typer.Option(envvar="DICESTREAM_PREFIX", help="key prefix of the installation")] = "ds",
+    url: Annotated[str | None, typer.Option(envvar="REDIS_URL", help="the admin's Redis URL")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object")] = False,
+) -> None:
+    """Unregister trusted client NAME and delete its Redis user on every node."""
+    try:
+        check_name(name)
+        check_prefix(prefix)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if not url:
+        raise typer.BadParameter("needs --url or REDIS_URL (an admin's URL)")
+    try:
+        nodes = remove(url, name, prefix)
+    except Exception as exc:
+        typer.echo(f"removing {name} failed: {type(exc).__name__}: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        sys.stdout.write(msgspec.json.encode({"name": name, "removed_on": nodes}).decode() + "\n")
+        return
+    typer.echo(f"# {name} unregistered and deleted on {', '.join(nodes)}; remove its line from the ACL file too")

@@ -37,6 +37,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from contracts.limits import CLIENT_PATTERN
 from dicestream.errors import Code, InputError, NotFound, emit, fail, shown_url
 from services.eventstore.keys import Keys
 from services.redis_conn import AnyRedis, connect, is_cluster
@@ -492,11 +493,14 @@ def _int(value: bytes | None) -> int | None:
 def original(keys: Keys, shards: int, record: dict[bytes, bytes]) -> tuple[str, dict[bytes, bytes]] | str:
     """(stream, fields) of the entry a dead letter was made from, or why the record cannot be it."""
     stream = _text(record.get(b"stream", b""))
-    intake = re.fullmatch(rf"{re.escape(keys.prefix)}:(?:cmd|timer):\{{(\d+)\}}", stream)
+    # The shared intake, a client's own (`:<client>`) or the timer stream of a shard.
+    p = re.escape(keys.prefix)
+    intake = re.fullmatch(rf"{p}:cmd:\{{(\d+)\}}(?::{CLIENT_PATTERN})?|{p}:timer:\{{(\d+)\}}", stream)
     if intake is None:
         return f"it came from {stream!r}, not an intake stream of prefix {keys.prefix!r}"
-    if int(intake[1]) >= shards:
-        return f"it came from shard {intake[1]}, outside 0..{shards - 1}: is DICESTREAM_SHARDS ({shards}) right?"
+    shard = intake[1] or intake[2]
+    if int(shard) >= shards:
+        return f"it came from shard {shard}, outside 0..{shards - 1}: is DICESTREAM_SHARDS ({shards}) right?"
     count, size = _int(record.get(b"fields")), _int(record.get(b"bytes"))
     copies = {k[len(b"field:") :]: v for k, v in record.items() if k.startswith(b"field:")}
     if count is None or size is None:

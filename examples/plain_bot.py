@@ -17,6 +17,8 @@ from redis.cluster import RedisCluster
 def play(game_id, seat, url="redis://127.0.0.1:6379/0", prefix="ds", shards=64, cluster=False, client="plain"):
     r = RedisCluster.from_url(url) if cluster else redis.Redis.from_url(url)
     intake = f"{prefix}:cmd:{{{zlib.crc32(game_id.encode()) % shards}}}"  # the game's shard
+    if r.sismember(f"{prefix}:clients", client):  # a registered client writes its own intake
+        intake += f":{client}"
     # Replies (the seat token among them) go to a stream under this client's name.
     replies, seat_stream = f"{prefix}:reply:{client}:{uuid.uuid4().hex}", f"{prefix}:game:{{{game_id}}}:seat:{seat}"
 

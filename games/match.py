@@ -34,7 +34,10 @@ LIFECYCLE_RULES: dict[str, str] = {
     "GAME-SEATS-EMPTY": "A game starts only when every seat is joined.",
     "GAME-NOT-RUNNING": "Moves are accepted only while the game is running.",
     "GAME-AUTH": "A command for a seat must carry that seat's token.",
-    "GAME-REPLY-TO": "A seat's commands may name only reply streams of the client that joined the seat.",
+    "GAME-REPLY-TO": (
+        "A command may name only reply streams of its sender: a seat's, of the client that joined the seat; "
+        "one from a client's own intake, of that client."
+    ),
     "GAME-STALE": "A command's expected_version must equal the game's current version.",
     "GAME-RESIGNED": "A seat that resigned sends no more moves.",
     "GAME-NOT-ADMIN": "Only the referee's own services may force a default action.",

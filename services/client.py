@@ -34,11 +34,21 @@ def reply_stream(keys: Keys, name: str | None = None) -> str:
 
 
 class Client:
-    def __init__(self, redis: AnyRedis, keys: Keys, shards: int, name: str | None = None) -> None:
+    """A client named `name` ("client" or "client:rest", see reply_stream). A registered trusted
+    client (`dicestream acl add-client`, listed in `<prefix>:clients`) sends to its own intake
+    `<prefix>:cmd:{S}:<client>`, the only one its Redis user may write; any other client (the
+    services, an operator, a developer's unsecured Redis) to the shared `<prefix>:cmd:{S}`.
+    `own_intake` says which; by default the registry is asked once, at the first send."""
+
+    def __init__(
+        self, redis: AnyRedis, keys: Keys, shards: int, name: str | None = None, own_intake: bool | None = None
+    ) -> None:
         self.redis = redis
         self.keys = keys
         self.shards = shards
         self.reply_to = reply_stream(keys, name)
+        self.name = cast(str, keys.reply_client(self.reply_to))
+        self.own_intake = own_intake
         self._last = "0-0"
         self._replies: dict[str, Reply] = {}
 
@@ -66,8 +76,15 @@ class Client:
             payload=msgspec.Raw(codec.encode(payload)),
         )
 
+    async def intake(self, game_id: str) -> str:
+        """The stream this client sends `game_id`'s commands to."""
+        shard = shard_of(game_id, self.shards)
+        if self.own_intake is None:
+            self.own_intake = bool(await self.redis.sismember(self.keys.clients, self.name))
+        return self.keys.client_intake(shard, self.name) if self.own_intake else self.keys.intake(shard)
+
     async def send_envelope(self, env: CommandEnvelope) -> str:
-        await self.redis.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
+        await self.redis.xadd(await self.intake(env.game_id), {"data": codec.encode(env)})
         return env.command_id
 
     async def send(self, game_id: str, payload: msgspec.Struct, **kw: Any) -> str:

@@ -44,3 +44,4 @@ RESTARTS = Counter(
     "dicestream_supervisor_restarts_total", "Restarts of a supervised loop after a failure.", ["service", "loop"]
 )
 DEAD_LETTERS = Gauge("dicestream_dead_letters", "Entries in the dead-letter stream.")
+CLIENTS = Gauge("dicestream_clients_registered", "Trusted clients whose own intakes the referee reads.")

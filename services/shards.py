@@ -15,6 +15,9 @@ The referee reads the intake this way, the projector and the turn service the bu
   while this one is handled; what the reads return is handled as one batch, in order.
 * **Reclaim** this consumer's entries left pending by a failed batch once they are
   `reclaim_idle_ms` old (XAUTOCLAIM), with the same delivery limit.
+* **Re-stream**: when the list of a shard's streams changes (the referee's registered clients,
+  `restream`), every owned shard is taken over again, which creates the new streams' groups and
+  claims what reads cut short had delivered.
 * **Drain** a shard that is no longer its own: stop reading it, cancel its read in flight (what
   that read took stays pending and is claimed by the next owner) and report it inactive once no
   batch of it is being handled, so the lease loop can release it.
@@ -84,6 +87,7 @@ class ShardReader:
         self._reads: dict[Unit, asyncio.Future[list[tuple[bytes, Entries]]]] = {}
         self._handling: set[int] = set()
         self._changed = asyncio.Event()
+        self._retake = False
         self._next_reclaim = 0.0
         self.handled = 0  # entries handed to `handle`, for tests and status
 
@@ -93,6 +97,11 @@ class ShardReader:
         if shards != self.wanted:
             self.wanted = set(shards)
             self._changed.set()
+
+    def restream(self) -> None:
+        """`streams` now answers differently: take every owned shard over again."""
+        self._retake = True
+        self._changed.set()
 
     def active(self) -> set[int]:
         in_flight = {s for unit in self._reads for s in unit}
@@ -119,6 +128,11 @@ class ShardReader:
             self.reading -= gone
             self._cancel_reads({u for u in self._reads if set(u) & gone})
             log.info("shards_drained", role=self.role, shards=sorted(gone))
+        if self._retake:
+            self._retake = False
+            self._cancel_reads(set(self._reads))  # what they took is claimed by the take-overs
+            log.info("shards_restreamed", role=self.role, shards=sorted(self.reading))
+            self.reading.clear()
         for shard in sorted(self.wanted - self.reading):
             await self._take_over(shard)
             loop.beat()

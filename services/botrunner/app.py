@@ -97,7 +97,7 @@ class BotRunner:
         self.keys = keys
         self.shards = shards
         self.name = name
-        self.commands = Client(client, keys, shards, name=f"botrunner:{name}")
+        self.commands = Client(client, keys, shards, name=f"botrunner:{name}", own_intake=False)
         self.seats: dict[tuple[str, int], Playing] = {}
         self.finished: dict[str, GameOver] = {}
         self.wanted: set[int] = set()
@@ -151,7 +151,7 @@ class BotRunner:
             return await self.commands.call(req.game_id, join)
         # Same bytes whoever sends it: a retry is answered as the first delivery was, token included.
         command_id = "host-" + hashlib.sha256(f"{req.game_id}|{req.seat}|{request_id}".encode()).hexdigest()[:32]
-        replies = Client(self.redis, self.keys, self.shards, name=f"botrunner:host:{command_id}")
+        replies = Client(self.redis, self.keys, self.shards, name=f"botrunner:host:{command_id}", own_intake=False)
         try:
             return await replies.call(req.game_id, join, command_id=command_id)
         finally:

@@ -34,6 +34,11 @@ def _reply_client(prefix: str, stream: str) -> str | None:
     return found["client"] if found else None
 
 
+@functools.cache
+def _client_intake(prefix: str) -> re.Pattern[str]:
+    return re.compile(rf"{re.escape(prefix)}:cmd:\{{(?:0|[1-9][0-9]*)\}}:(?P<client>{CLIENT_PATTERN})")
+
+
 class Keys(msgspec.Struct, frozen=True):
     prefix: str = "ds"
 
@@ -57,6 +62,23 @@ class Keys(msgspec.Struct, frozen=True):
 
     def intake(self, shard: int) -> str:
         return f"{self.prefix}:cmd:{{{shard}}}"
+
+    def client_intake(self, shard: int, client: str) -> str:
+        """A registered trusted client's own intake of a shard: only that client's Redis user may
+        write it, so the referee knows who sent what it reads there (and a client that picks entry
+        ids or trims can only harm its own commands). Same hash tag as the shard's intake."""
+        return f"{self.prefix}:cmd:{{{shard}}}:{client}"
+
+    def intake_client(self, stream: str) -> str | None:
+        """The client whose own intake `stream` is; None for any other stream."""
+        found = _client_intake(self.prefix).fullmatch(stream)
+        return found["client"] if found else None
+
+    @property
+    def clients(self) -> str:
+        """The registered trusted clients (a set of client names, written by operators with
+        `dicestream acl add-client --apply`): the referee reads their own intakes."""
+        return f"{self.prefix}:clients"
 
     def bus(self, shard: int) -> str:
         return f"{self.prefix}:bus:{{{shard}}}"

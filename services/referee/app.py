@@ -3,7 +3,9 @@
 Any number of referees share the shards (services/leases.py): each holds leases on a fair share,
 takes over a dead referee's shards within the lease TTL (judging that referee's pending commands
 of the shard first, in arrival order) and drains and releases shards when others join. The intake
-of its shards is read by a `ShardReader` (services/shards.py); the engine judges what each read
+of its shards (the shared intake `ds:cmd:{S}`, the turn service's `ds:timer:{S}`, and the own
+intake `ds:cmd:{S}:<client>` of every registered trusted client, `ds:clients`) is read by a
+`ShardReader` (services/shards.py); the engine judges what each read
 returns as one batch and acks it in its last pipeline (or, on a standalone Redis, in each
 command's append script). A command delivered `max_deliveries` times goes to the dead-letter
 stream instead of looping. Every loop runs under the service's supervisor.
@@ -13,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import re
 import secrets
 from typing import cast
 
 import structlog
 
+from contracts.limits import CLIENT_PATTERN
 from services import metrics
 from services.config import Settings
 from services.eventstore.keys import Keys
@@ -33,6 +37,11 @@ from services.supervise import Loop
 log = structlog.get_logger("referee")
 GROUP = "referee"
 GC_THRESHOLDS = (20_000, 20, 20)
+# Each registered client adds a stream to every shard's read: a cap keeps a mistaken registry
+# from making every read enormous.
+MAX_CLIENTS = 256
+CLIENTS_EVERY_S = 2.0
+_CLIENT = re.compile(CLIENT_PATTERN)
 
 
 async def load_secret(client: AnyRedis, keys: Keys, configured: str | None) -> bytes:
@@ -54,6 +63,7 @@ class RefereeService(Service):
         )
         self.engine: Referee | None = None
         self.reader: ShardReader | None = None
+        self.clients: tuple[str, ...] = ()
         self.leases = Leases(
             self.client,
             self.keys,
@@ -83,7 +93,7 @@ class RefereeService(Service):
         self.reader = ShardReader(
             self.client,
             role=GROUP,
-            streams=lambda shard: [self.keys.intake(shard), self.keys.timer(shard)],
+            streams=self._streams,
             group=GROUP,
             consumer=s.consumer,
             handle=self.engine.handle_many,
@@ -92,11 +102,13 @@ class RefereeService(Service):
             max_deliveries=s.max_deliveries,
             dead_letter=self.engine.dead_letter,
         )
+        await self._load_clients()
         assert self.leases is not None
         self.leases.listen(self.reader)
         self.supervisor.spawn("leases", self.leases.run)
         self.supervisor.spawn("intake", self.reader.run)
         self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
+        self.supervisor.spawn("clients", self._watch_clients, silence_s=60.0)
         # Everything allocated so far lives for the process: keep it out of the GC's generations
         # so full collections stay short (p99 latency).
         gc.collect()
@@ -117,6 +129,36 @@ class RefereeService(Service):
             append_wait_replicas=s.append_wait_replicas,
             cluster=is_cluster(self.client),
         )
+
+    def _streams(self, shard: int) -> list[str]:
+        keys = self.keys
+        return [keys.intake(shard), keys.timer(shard), *(keys.client_intake(shard, c) for c in self.clients)]
+
+    async def _load_clients(self) -> bool:
+        """Read the registry of trusted clients; True when it changed."""
+        members = cast(set[bytes], await self.client.smembers(self.keys.clients))
+        names = sorted(n for m in members if _CLIENT.fullmatch(n := m.decode(errors="replace")))
+        if len(names) < len(members):
+            log.warning("clients_invalid_names_ignored", key=self.keys.clients, ignored=len(members) - len(names))
+        if len(names) > MAX_CLIENTS:
+            log.error("clients_over_cap", key=self.keys.clients, registered=len(names), read=MAX_CLIENTS)
+            names = names[:MAX_CLIENTS]
+        if tuple(names) == self.clients:
+            return False
+        log.info("clients_registered", clients=names)
+        self.clients = tuple(names)
+        metrics.CLIENTS.set(len(names))
+        return True
+
+    async def _watch_clients(self, loop: Loop) -> None:
+        """A client registered (or removed) while running is read from (or left) within
+        CLIENTS_EVERY_S; what it wrote before is read from its stream's start."""
+        assert self.reader is not None
+        while True:
+            loop.beat()
+            if await self._load_clients():
+                self.reader.restream()
+            await asyncio.sleep(CLIENTS_EVERY_S)
 
     async def _watch_lag(self, loop: Loop) -> None:
         """Intake lag per owned shard and the dead-letter count, for /metrics (every 5 s)."""

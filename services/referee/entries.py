@@ -143,11 +143,26 @@ def _read(keys: Keys, stream: str, entry_id: bytes, fields: Fields) -> Item | De
     cls = command_type(env.type)
     if cls is None:
         item.early = m.rejected("GAME-UNKNOWN-TYPE", env.type)
-        return item
+        return _sent_by(keys, item)
     try:
         item.payload = codec.decode_command_payload(cls, env.payload)
     except Exception as exc:
         item.early = m.rejected("GAME-MALFORMED", cut(f"payload: {exc}"))
+    return _sent_by(keys, item)
+
+
+def _sent_by(keys: Keys, item: Item) -> Item:
+    """On a client's own intake the sender is known (only its Redis user writes there): it is the
+    command's client whatever reply_to says, and it may name only its own reply streams, seat or
+    no seat (refused unanswered otherwise). Elsewhere the client is the one reply_to names."""
+    sender = keys.intake_client(item.stream)
+    if sender is None:
+        return item
+    if item.reply_client not in (None, sender):
+        item.early = m.rejected(
+            "GAME-REPLY-TO", f"reply_to names client {item.reply_client!r}; this intake is client {sender!r}'s"
+        )
+    item.reply_client = sender
     return item
 
 
@@ -206,7 +221,7 @@ def _malformed(keys: Keys, stream: str, entry_id: bytes, data: bytes, exc: Excep
         reply_to=reply_to if reply_client is not None else None,
         payload=members.get("payload") or NULL,
     )
-    return Item(
+    item = Item(
         stream=stream,
         entry_id=entry_id,
         env=env,
@@ -214,6 +229,7 @@ def _malformed(keys: Keys, stream: str, entry_id: bytes, data: bytes, exc: Excep
         reply_client=reply_client,
         early=m.rejected("GAME-MALFORMED", cut(f"envelope: {exc}")),
     )
+    return _sent_by(keys, item)
 
 
 # A seat token's value, also when the bytes stop inside it (a cut head).

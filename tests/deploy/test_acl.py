@@ -147,6 +147,13 @@ def _load(nodes: list[LocalRedis], path: Path) -> None:
         c.close()
 
 
+def register(env: AclRedis, *names: str) -> None:
+    """What `add-client --apply` does after ACL SETUSER: the referee reads their own intakes."""
+    admin = env.sync("admin")
+    admin.sadd(KEYS.clients, *names)
+    admin.close()
+
+
 @contextlib.contextmanager
 def standalone(tmp: Path) -> Iterator[AclRedis]:
     binary = redis7()
@@ -156,6 +163,7 @@ def standalone(tmp: Path) -> Iterator[AclRedis]:
     env = AclRedis(nodes=[node], cluster=False)
     try:
         _load([node], path)
+        register(env, *CLIENTS)
         yield env
     finally:
         for c in env.clients:
@@ -187,6 +195,7 @@ def cluster(tmp: Path) -> Iterator[AclRedis]:
         while not all(r.info("replication").get("master_link_status") == "up" for r in replicas):
             assert time.monotonic() < deadline, "replicas did not resynchronise as `replica`"
             time.sleep(0.05)
+        register(env, *CLIENTS)
         env.reset_log()
         yield env
     finally:
@@ -355,6 +364,8 @@ KEY_CLASSES: dict[str, tuple[str, str]] = {
     "seat": ("ds:game:{g1}:seat:0", "stream"),
     "intake": ("ds:cmd:{1}", "stream"),
     "intake:nonexistent": ("ds:cmd:{64}", "stream"),  # past the 64 shards of add-client's default
+    "intake:alice": ("ds:cmd:{1}:alice", "stream"),  # a registered client's own intake
+    "clients": ("ds:clients", "set"),
     "timer": ("ds:timer:{1}", "stream"),
     "bus": ("ds:bus:{1}", "stream"),
     "notices": ("ds:turns:{1}", "stream"),
@@ -394,6 +405,12 @@ def probes(key: str, kind: str) -> dict[str, list[list[str]]]:
             "write": [["ZADD", key, "1", "m"], ["ZREM", key, "m"]],
             "delete": [["DEL", key], ["UNLINK", key]],
         }
+    if kind == "set":
+        return {
+            "read": [["SISMEMBER", key, "m"], ["SMEMBERS", key]],
+            "write": [["SADD", key, "m"], ["SREM", key, "m"]],
+            "delete": [["DEL", key], ["UNLINK", key]],
+        }
     return {"read": [["GET", key]], "write": [["SET", key, "v"]], "delete": [["DEL", key], ["UNLINK", key]]}
 
 
@@ -409,6 +426,8 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "audit": {W},
         "intake": {C, D},  # D: XDEL of entries over the size limits, kept nowhere else
         "intake:nonexistent": {C, D},
+        "intake:alice": {C, D},
+        "clients": {R},
         "timer": {C, D},
         "bus": {W},
         "dead": {W},
@@ -457,7 +476,8 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "ratelimit": {R, W},
     },
     "alice": {
-        "intake": {W},
+        "intake:alice": {W},
+        "clients": {R},
         "reply:alice": {R, D},
         "public": {R},
         "seat": {R},
@@ -617,15 +637,17 @@ def test_scripts_run_with_their_callers_permissions_only(acl_redis: AclRedis) ->
 
 
 def test_a_trusted_client_may_do_what_its_user_says(acl_redis: AclRedis) -> None:
-    """Allowed: XADD to the intake, read and delete its own reply streams, read public and seat
-    streams; the client user's connection set-up (HELLO, PING, CLUSTER INFO probe) too."""
+    """Allowed: XADD to its own intake, whether it is registered, read and delete its own reply
+    streams, read public and seat streams; the client user's connection set-up (HELLO, PING,
+    CLUSTER INFO probe) too."""
     admin = acl_redis.admins()[0]
     admin.xadd("ds:game:{g1}:public", {"data": b"{}"})
     admin.xadd("ds:game:{g1}:seat:1", {"data": b"{}"})
     admin.xadd("ds:reply:alice:x", {"data": b"{}"})
     alice = acl_redis.sync("alice")
     assert alice.ping()
-    alice.xadd("ds:cmd:{1}", {"data": b"{}"})
+    alice.xadd("ds:cmd:{1}:alice", {"data": b"{}"})
+    assert alice.sismember("ds:clients", "alice")
     assert len(alice.xrange("ds:game:{g1}:public")) == 1
     assert len(alice.xread({"ds:game:{g1}:seat:1": "0"})[0][1]) == 1
     assert alice.xrevrange("ds:reply:alice:x", count=1)
@@ -708,7 +730,7 @@ async def test_dead_letters_oversized_entries_and_a_take_over_under_the_acl(acl_
 
     game_id = "dead-acl"
     shard = shard_of(game_id, SHARDS)
-    intake = KEYS.intake(shard)
+    intake = KEYS.client_intake(shard, "alice")
     referee = acl_redis.sync("referee")
     referee.xgroup_create(intake, "referee", id="0", mkstream=True)
     alice = acl_redis.sync("alice")
@@ -797,15 +819,13 @@ async def test_mallory_can_neither_read_nor_delete_alices_token_nor_play_her_sea
         (outcome,) = await wait_for(judged, what="the redirected Resign judged")
         assert outcome["rule"] == "GAME-REPLY-TO"
         assert admin.xlen(stream) == before
-        # ...but a command that names no seat cannot be tied to a sender: its refusal lands in
-        # the stream it names (Alice can ignore it; Mallory still reads nothing). Documented.
+        # ...nor with a command that names no seat: read from her own intake, its sender is known.
         anonymous = msgspec.structs.replace(thief.envelope(game_id, lc.Resign(), seat=0), reply_to=stream)
         await thief.send_envelope(anonymous)
-
-        async def written() -> bool:
-            return bool(admin.xlen(stream) == before + 1)
-
-        await wait_for(written, what="the unauthenticated refusal written to the named stream")
+        redirected = anonymous
+        (outcome,) = await wait_for(judged, what="the anonymous redirected Resign judged")
+        assert (outcome["rule"], outcome["reply_client"]) == ("GAME-REPLY-TO", "mallory")
+        assert admin.xlen(stream) == before
         await store.client.aclose()
         await thief.close()
         await thief.redis.aclose()
@@ -815,24 +835,42 @@ async def test_mallory_can_neither_read_nor_delete_alices_token_nor_play_her_sea
     assert {e["username"] for e in acl_redis.acl_log()} == {"mallory"}
 
 
-def test_what_a_trusted_client_with_xadd_on_the_intake_can_still_do(acl_redis: AclRedis) -> None:
-    """Documented limits (docs/security.md): ACLs cannot stop a user that may XADD from choosing
-    the entry id or trimming the stream, nor from naming another client's reply stream. These are
-    why untrusted clients go through the gateway, which alone chooses ids and options."""
+async def test_a_trusted_client_that_freezes_or_trims_its_intake_harms_only_itself(acl_redis: AclRedis) -> None:
+    """ACLs cannot stop a user that may XADD from choosing the entry id or trimming the stream
+    (issue 17: one client froze a shard, or erased every queued command, for everyone). A trusted
+    client writes only its own intake `ds:cmd:{S}:NAME`: doing either there stops or erases only
+    its own commands; Alice's, on the same shard, are judged as before. The shared intake and
+    other clients' intakes are out of its reach."""
+    game_id = "frozen"
+    shard = shard_of(game_id, SHARDS)
     mallory = acl_redis.sync("mallory")
-    frozen = "ds:cmd:{2}"
-    mallory.xadd(frozen, {"data": b"x"}, id="18446744073709551615-18446744073709551615")
-    with pytest.raises(redis.ResponseError, match=r"exhausted|equal or smaller"):
-        acl_redis.sync("alice").xadd(frozen, {"data": b"honest"})
-    acl_redis.sync("alice").xadd("ds:cmd:{3}", {"data": b"queued"})
-    mallory.xadd("ds:cmd:{3}", {"data": b"x"}, maxlen=1, approximate=False)
-    assert acl_redis.admins()[0].xlen("ds:cmd:{3}") == 1  # the queued command is gone
-    # What the ACL does close: no intake key beyond the installation's shards, no other option.
-    for key in ("ds:cmd:{64}", "ds:cmd:{01}", "ds:cmd:junk", "ds:cmd:{1}:x"):
+    for key in (KEYS.intake(shard), KEYS.client_intake(shard, "alice"), "ds:cmd:{64}:mallory", "ds:cmd:{01}:mallory"):
         nopermission(mallory.xadd, key, {"data": b"x"})
-    nopermission(mallory.xtrim, "ds:cmd:{1}", maxlen=0)
-    nopermission(mallory.xdel, "ds:cmd:{1}", "1-1")
-    nopermission(mallory.xgroup_setid, "ds:cmd:{1}", "referee", "$")
+    for key in ("ds:cmd:junk", "ds:cmd:{1}:x", "ds:cmd:{1}:mallory:x", "ds:cmd:{*}:mallory"):
+        nopermission(mallory.xadd, key, {"data": b"x"})
+    own = KEYS.client_intake(shard, "mallory")
+    mallory.xadd(own, {"data": b"x"}, id="18446744073709551615-18446744073709551615")
+    with pytest.raises(redis.ResponseError, match=r"exhausted|equal or smaller"):
+        mallory.xadd(own, {"data": b"x"})
+    mallory.xadd(KEYS.client_intake((shard + 1) % SHARDS, "mallory"), {"data": b"x"}, maxlen=1, approximate=False)
+    nopermission(mallory.xtrim, own, maxlen=0)
+    nopermission(mallory.xdel, own, "1-1")
+    nopermission(mallory.xgroup_setid, own, "referee", "$")
+    nopermission(mallory.xrange, own)
+    async with services(acl_redis, ("referee",)):
+        alice = Client(connect(acl_redis.url("alice")), KEYS, SHARDS, name="alice:frozen")
+        created = await alice.call(game_id, lc.CreateGame(game_type="sentient", num_players=2))
+        assert created.outcome.status == "accepted"
+        assert await alice.intake(game_id) == KEYS.client_intake(shard, "alice")
+        for seat in (0, 1):
+            joined = await alice.call(game_id, lc.JoinSeat(seat=seat, name=f"a{seat}"))
+            assert joined.outcome.status == "accepted"
+        await alice.close()
+        await alice.redis.aclose()
+        admin = acl_redis.admins()[0]
+        assert admin.xlen(KEYS.intake(shard)) == 0  # nothing of Alice's went through the shared intake
+    # What mallory's frozen stream held was read and dead-lettered, as any bad entry.
+    assert any(f[b"stream"] == own.encode() for _, f in admin.xrange(KEYS.dead_letter)), admin.xrange(KEYS.dead_letter)
     mallory.close()
 
 
@@ -886,10 +924,27 @@ def test_add_client_prints_a_loadable_line_and_a_strong_password() -> None:
     assert add_client_cli("carol")["password"] != doc["password"]
     other = add_client_cli("carol", env={"DICESTREAM_PREFIX": "dx", "DICESTREAM_SHARDS": "8"})
     assert "~dx:reply:carol:*" in other["acl_line"] and "ds:" not in other["acl_line"]
-    assert "(+xadd %W~dx:cmd:{[0-7]})" in other["acl_line"]
+    assert "(+xadd %W~dx:cmd:{[0-7]}:carol)" in other["acl_line"]
+    assert (other["intake"], other["registry"]) == ("dx:cmd:{S}:carol", "dx:clients")
     for bad in ("gw", "botrunner", "referee", "admin", "a:b", "x*", "-x", "a" * 33, "a{1}"):
         result = CliRunner().invoke(app, ["acl", "add-client", bad])
         assert result.exit_code == 2, (bad, result.output)
+
+
+def test_remove_client_unregisters_and_deletes_the_user(acl_redis: AclRedis) -> None:
+    admin_url = acl_redis.url("admin")
+    doc = add_client_cli("dave", "--apply", "--url", admin_url)
+    admin = acl_redis.admins()[0]
+    assert admin.sismember(KEYS.clients, "dave") and admin.acl_getuser("dave")
+    dave = redis.Redis.from_url(acl_redis.url("dave", doc["password"]))
+    assert dave.sismember(KEYS.clients, "dave")
+    dave.close()
+    result = CliRunner().invoke(app, ["acl", "remove-client", "dave", "--url", admin_url, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["removed_on"] == [f"127.0.0.1:{acl_redis.nodes[0].port}"]
+    assert not admin.sismember(KEYS.clients, "dave") and admin.acl_getuser("dave") is None
+    assert admin.sismember(KEYS.clients, "alice")  # nobody else's registration touched
+    assert CliRunner().invoke(app, ["acl", "remove-client", "gw", "--url", admin_url]).exit_code == 2
 
 
 async def test_an_added_client_plays_a_seat_and_nothing_more(acl_redis: AclRedis) -> None:
@@ -898,6 +953,7 @@ async def test_an_added_client_plays_a_seat_and_nothing_more(acl_redis: AclRedis
     doc = add_client_cli("carol")
     admin = acl_redis.admins()[0]
     admin.execute_command("ACL", "SETUSER", "carol", *doc["rules"])
+    register(acl_redis, "carol")
     carol_url = acl_redis.url("carol", doc["password"])
     game_id = "carol-game"
     async with services(acl_redis, ("referee", "turns")):
@@ -955,6 +1011,7 @@ async def test_the_cli_runs_new_send_and_watch_as_a_trusted_client_named_cli(acl
     (the CLI's reply streams are `ds:reply:cli:*`)."""
     doc = add_client_cli("cli")
     acl_redis.admins()[0].execute_command("ACL", "SETUSER", "cli", *doc["rules"])
+    register(acl_redis, "cli")
     env = {"REDIS_URL": acl_redis.url("cli", doc["password"])}
 
     async def cli(*args: str) -> str:
