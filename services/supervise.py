@@ -21,7 +21,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -29,6 +29,7 @@ from services import metrics
 from services.redis_conn import transient
 
 log = structlog.get_logger("supervisor")
+T = TypeVar("T")
 
 
 class Loop:
@@ -170,3 +171,20 @@ class Supervisor:
                 return
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, self.max_backoff_s)
+
+
+async def patiently(call: Callable[[], Awaitable[T]], what: str, timeout_s: float = 60.0) -> T:
+    """`call()`, tried again after a transient Redis error until `timeout_s`: a service starting
+    while Redis restarts or fails over waits for it, as its loops do, instead of exiting (what is
+    not transient, or lasts longer, is raised: `dicestream serve` then exits with its line)."""
+    deadline = time.monotonic() + timeout_s
+    delay = 0.1
+    while True:
+        try:
+            return await call()
+        except Exception as exc:
+            if not transient(exc) or time.monotonic() + delay > deadline:
+                raise
+            log.warning("start_waiting_for_redis", what=what, error=str(exc), retry_in_s=delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)

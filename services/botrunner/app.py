@@ -47,7 +47,7 @@ from services.leases import Leases
 from services.redis_conn import AnyRedis, connect, is_cluster, transient
 from services.service import Service
 from services.shards import Batch, ShardReader
-from services.supervise import Loop
+from services.supervise import Loop, patiently
 
 log = structlog.get_logger("botrunner")
 GROUP = "botrunner"
@@ -433,8 +433,8 @@ class BotRunnerService(Service):
 
     async def start(self) -> None:
         assert self.leases is not None
-        await ensure_group(self.client, self.runner.lobby, GROUP)
-        await self.broker.start()
+        await patiently(lambda: ensure_group(self.client, self.runner.lobby, GROUP), "lobby group")
+        await patiently(self.broker.start, "lobby subscriber")
         self.supervisor.spawn("leases", self.leases.run)
         self.supervisor.spawn("notices", self.notices.run)
         self.supervisor.spawn("seats", self.runner.poll)

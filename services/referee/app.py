@@ -32,7 +32,7 @@ from services.referee.engine import Referee
 from services.referee.sink import RedisSink
 from services.service import Service
 from services.shards import ShardReader
-from services.supervise import Loop
+from services.supervise import Loop, patiently
 
 log = structlog.get_logger("referee")
 GROUP = "referee"
@@ -76,7 +76,7 @@ class RefereeService(Service):
 
     async def start(self) -> None:
         s = self.settings
-        secret = await load_secret(self.client, self.keys, s.token_secret)
+        secret = await patiently(lambda: load_secret(self.client, self.keys, s.token_secret), "token secret")
         self.engine = Referee(
             self.store,
             lambda: RedisSink(self.client),
@@ -102,7 +102,7 @@ class RefereeService(Service):
             max_deliveries=s.max_deliveries,
             dead_letter=self.engine.dead_letter,
         )
-        await self._load_clients()
+        await patiently(self._load_clients, "registered clients")
         assert self.leases is not None
         self.leases.listen(self.reader)
         self.supervisor.spawn("leases", self.leases.run)

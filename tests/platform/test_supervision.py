@@ -19,7 +19,7 @@ from dicestream.runtime import running
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys
-from services.supervise import Loop, Supervisor
+from services.supervise import Loop, Supervisor, patiently
 from tests.platform.test_redis_integration import wait_for
 
 
@@ -192,3 +192,34 @@ async def test_metrics_count_commands_per_game_type_and_outcome_and_report_lease
     assert live.status_code == 200 and ready.status_code == 200
     assert ready.json()["services"]["referee"]["leases"]["held"] == [0, 1, 2, 3]
     await cli.close()
+
+
+async def test_a_start_step_waits_out_a_redis_restart_and_raises_anything_else() -> None:
+    """A service starting while Redis restarts (issue 16's fault runs: a referee restarted one
+    second before Redis was killed exited 3) waits for it; a real fault is raised at once."""
+    calls: list[float] = []
+
+    async def flaky() -> str:
+        calls.append(time.monotonic())
+        if len(calls) < 3:
+            raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+        return "ok"
+
+    assert await patiently(flaky, "test") == "ok" and len(calls) == 3
+
+    async def broken() -> None:
+        calls.append(time.monotonic())
+        raise redis.exceptions.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
+
+    calls.clear()
+    with pytest.raises(redis.exceptions.ResponseError):
+        await patiently(broken, "test")
+    assert len(calls) == 1
+
+    async def down() -> None:
+        raise redis.exceptions.ConnectionError("Connection refused.")
+
+    started = time.monotonic()
+    with pytest.raises(redis.exceptions.ConnectionError):
+        await patiently(down, "test", timeout_s=0.5)
+    assert time.monotonic() - started < 2.0
