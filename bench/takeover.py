@@ -268,7 +268,12 @@ async def run_takeover(
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     keys = Keys(prefix)
     r = connect(url)
-    env = {"DICESTREAM_LEASE_TTL_MS": str(ttl_ms), "DICESTREAM_RECLAIM_IDLE_MS": "15000"}
+    # The audit comparison at the end reads every intake entry: keep the intake whole.
+    env = {
+        "DICESTREAM_LEASE_TTL_MS": str(ttl_ms),
+        "DICESTREAM_RECLAIM_IDLE_MS": "15000",
+        "DICESTREAM_TRIM_EVERY_MS": "0",
+    }
     workers: list[Worker] = []
     load: Load | None = None
     holder: list[Load] = []

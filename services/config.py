@@ -79,6 +79,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "info"
     log_format: str = "json"
     bots: tuple[str, ...] = ("random", "greedy")
+    # Retention (docs/scaling.md, "Redis memory"): 0 turns each one off.
+    trim_every_ms: int = 10000  # how often a referee trims its shards' acknowledged intake and bus
+    bus_groups: tuple[str, ...] = ("projector", "turns")  # the bus is trimmed only once all exist
+    dead_kept: int = 100_000  # about this many dead letters are kept, the newest
+    seat_ttl_s: int = 3600  # a finished game's seat streams are removed this long after GameOver
+    seat_kept: int = 1  # messages a seat stream keeps, the newest (the latest request or GameOver)
 
 
 def parse_shards(text: str, total: int) -> tuple[int, ...]:
@@ -165,4 +171,17 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         log_level=_read(e, "DICESTREAM_LOG_LEVEL", "info", _choice(LOG_LEVELS), " | ".join(LOG_LEVELS)),
         log_format=_read(e, "DICESTREAM_LOG_FORMAT", "json", _choice(("json", "console")), "json | console"),
         bots=tuple(b.strip() for b in e.get("DICESTREAM_BOTS", "random,greedy").split(",") if b.strip()),
+        trim_every_ms=_read(e, "DICESTREAM_TRIM_EVERY_MS", "10000", _count(0), "milliseconds, 0 = never trim"),
+        bus_groups=_names(e, "DICESTREAM_BUS_GROUPS", "projector,turns"),
+        dead_kept=_read(e, "DICESTREAM_DEAD_KEPT", "100000", _count(0), "a whole number, 0 = keep every one"),
+        seat_ttl_s=_read(e, "DICESTREAM_SEAT_TTL_S", "3600", _count(0), "seconds, 0 = keep for ever"),
+        seat_kept=_read(e, "DICESTREAM_SEAT_KEPT", "1", _count(0), "a whole number, 0 = keep every message"),
     )
+
+
+def _names(e: dict[str, str], name: str, default: str) -> tuple[str, ...]:
+    raw = e.get(name, default)
+    names = tuple(n.strip() for n in raw.split(",") if n.strip())
+    if any(not n.replace("-", "").replace("_", "").isalnum() for n in names):
+        raise ConfigError(f"{name}={raw!r}: expected consumer group names separated by commas")
+    return names

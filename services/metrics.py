@@ -44,4 +44,9 @@ RESTARTS = Counter(
     "dicestream_supervisor_restarts_total", "Restarts of a supervised loop after a failure.", ["service", "loop"]
 )
 DEAD_LETTERS = Gauge("dicestream_dead_letters", "Entries in the dead-letter stream.")
+TRIMMED = Counter(
+    "dicestream_trimmed_entries_total",
+    "Stream entries trimmed once every consumer group was done with them.",
+    ["stream"],
+)
 CLIENTS = Gauge("dicestream_clients_registered", "Trusted clients whose own intakes the referee reads.")

@@ -30,6 +30,7 @@ from services.leases import Leases
 from services.redis_conn import AnyRedis, connect, is_cluster
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
+from services.retention import trim
 from services.service import Service
 from services.shards import ShardReader
 from services.supervise import Loop, patiently
@@ -109,6 +110,8 @@ class RefereeService(Service):
         self.supervisor.spawn("intake", self.reader.run)
         self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
         self.supervisor.spawn("clients", self._watch_clients, silence_s=60.0)
+        if s.trim_every_ms:
+            self.supervisor.spawn("retention", self._retain, silence_s=max(120.0, s.trim_every_ms / 250))
         # Everything allocated so far lives for the process: keep it out of the GC's generations
         # so full collections stay short (p99 latency).
         gc.collect()
@@ -159,6 +162,24 @@ class RefereeService(Service):
             if await self._load_clients():
                 self.reader.restream()
             await asyncio.sleep(CLIENTS_EVERY_S)
+
+    async def _retain(self, loop: Loop) -> None:
+        """Every trim_every_ms: trim the owned shards' intake streams (their seat tokens in clear
+        go with them) and bus streams of what every consumer group has acknowledged, and cap the
+        dead letters. The referee does it as the one writer of the bus that holds the shard; the
+        bus waits until every group of bus_groups exists (services/retention.py)."""
+        assert self.reader is not None
+        s = self.settings
+        while True:
+            loop.beat()
+            for shard in sorted(self.reader.reading):
+                for stream in self._streams(shard):
+                    metrics.TRIMMED.labels("intake").inc(await trim(self.client, stream))
+                metrics.TRIMMED.labels("bus").inc(await trim(self.client, self.keys.bus(shard), s.bus_groups))
+                loop.beat()
+            if s.dead_kept:
+                await self.client.xtrim(self.keys.dead_letter, maxlen=s.dead_kept, approximate=False)
+            await asyncio.sleep(s.trim_every_ms / 1000)
 
     async def _watch_lag(self, loop: Loop) -> None:
         """Intake lag per owned shard and the dead-letter count, for /metrics (every 5 s)."""

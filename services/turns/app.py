@@ -122,7 +122,13 @@ class TurnService(Service):
         for agg in aggs:
             shard = shard_of(agg.game_id, self.settings.shards)
             for seat, message in turn_requests(agg, now_ms):
-                pipe.xadd(self.keys.seat(agg.game_id, seat), {"data": codec.encode(message)})
+                seat_stream = self.keys.seat(agg.game_id, seat)
+                # A seat stream holds what a bot needs, the latest request (or GameOver): a bot that
+                # missed one finds the current one; an older one is stale anyway (GAME-STALE).
+                kept = self.settings.seat_kept or None
+                pipe.xadd(seat_stream, {"data": codec.encode(message)}, maxlen=kept, approximate=False)
+                if isinstance(message, GameOver) and self.settings.seat_ttl_s:
+                    pipe.expire(seat_stream, self.settings.seat_ttl_s)
                 notice = TurnNotice(game_id=agg.game_id, seat=seat, version=message.version)
                 notices.append((self.keys.turn_notices(shard), codec.encode(notice)))
                 if isinstance(message, TurnRequest) and message.deadline_ms is not None:

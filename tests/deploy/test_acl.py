@@ -429,8 +429,8 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "intake:alice": {C, D},
         "clients": {R},
         "timer": {C, D},
-        "bus": {W},
-        "dead": {W},
+        "bus": {W, D},  # D: XTRIM of what every group has acknowledged (services/retention.py)
+        "dead": {W, D},  # D: XTRIM to DICESTREAM_DEAD_KEPT
         "reply:alice": {W},
         "reply:gw": {W},
         "reply:botrunner": {W},

@@ -50,6 +50,8 @@ class ServiceProcess:
             "DICESTREAM_LOG_LEVEL": "info",
             "DICESTREAM_LOG_FORMAT": "json",
             "DICESTREAM_HEALTH_ADDR": "127.0.0.1:0",
+            # check_games compares every intake entry with the audits: keep the intake whole.
+            "DICESTREAM_TRIM_EVERY_MS": "0",
             **env,
         }
         self.proc: subprocess.Popen[bytes] | None = None

@@ -1,0 +1,123 @@
+"""Retention over a real Redis (standalone and cluster): streams lose only what every consumer
+group is done with, seat streams hold the latest message and expire after the game, dead letters
+are capped, and a whole bot game leaves no intake or bus entries behind."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+import redis.asyncio as aredis
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.protocol import HOSTED, GameOver, HostBot, SeatMessage
+from dicestream.runtime import running
+from services.client import Client
+from services.config import Settings
+from services.eventstore.keys import Keys, shard_of
+from services.retention import trim, trim_point
+from tests.platform.test_redis_integration import wait_for
+
+pytestmark = pytest.mark.redis
+
+
+async def test_a_stream_loses_only_what_every_group_has_acknowledged(settings: Settings, client: aredis.Redis) -> None:
+    keys = Keys(settings.prefix)
+    stream = keys.bus(0)
+    ids = [await client.xadd(stream, {"data": str(i)}) for i in range(10)]
+    assert await trim(client, stream) == 0  # no group: nothing may go
+    await client.xgroup_create(stream, "a", id="0")
+    await client.xgroup_create(stream, "b", id="0")
+    # a: read 6, acked the first 3 (so 3..5 pending); b: read and acked 8.
+    await client.xreadgroup("a", "c", {stream: ">"}, count=6)
+    await client.xack(stream, "a", *ids[:3])
+    await client.xreadgroup("b", "c", {stream: ">"}, count=8)
+    await client.xack(stream, "b", *ids[:8])
+    assert await trim(client, stream, required=("a", "b", "c")) == 0  # group c missing: kept whole
+    assert await trim_point(client, stream) == ids[3].decode()
+    assert await trim(client, stream) == 3
+    remaining = [i for i, _ in await client.xrange(stream)]
+    assert remaining == ids[3:]
+    # a acks everything it read; b still has nothing pending but has read only 8.
+    await client.xack(stream, "a", *ids[3:6])
+    assert await trim(client, stream) == 3  # up to a's last delivered (6th entry)
+    assert [i for i, _ in await client.xrange(stream)] == ids[6:]
+    # Pending entries survive whatever else is acked, and a claim still finds them.
+    await client.xreadgroup("a", "c", {stream: ">"}, count=4)
+    await client.xreadgroup("b", "c", {stream: ">"}, count=4)
+    await client.xack(stream, "b", *ids[8:])
+    assert await trim(client, stream) == 0
+    _, claimed, *_ = await client.xautoclaim(stream, "a", "d", min_idle_time=0, start_id="0-0")
+    assert [i for i, _ in claimed] == ids[6:]
+
+
+async def test_a_whole_bot_game_leaves_no_intake_or_bus_entries_and_one_message_per_seat(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    settings = msgspec.structs.replace(settings, trim_every_ms=200, seat_ttl_s=600, dead_kept=5)
+    keys = Keys(settings.prefix)
+    gid = "kept-small"
+    shard = shard_of(gid, settings.shards)
+    async with running(settings, redis_url) as run:
+        cli = Client(client, keys, settings.shards)
+        runner = run.bots.runner
+        assert (await cli.call(gid, lc.CreateGame(game_type="sentient", num_players=2))).outcome.status == "accepted"
+        for seat in range(2):
+            assert (await runner.host(HostBot(game_id=gid, seat=seat, kind="greedy", seed=seat))).status == HOSTED
+        await runner.start_game(gid, 0)
+        for i in range(12):  # garbage: dead-lettered, and the dead letters capped
+            await client.xadd(keys.intake(shard), {"data": f"garbage {i}"})
+
+        async def over() -> bool:
+            return gid in runner.finished
+
+        await wait_for(over, timeout=60)
+
+        async def trimmed() -> bool:
+            lengths = [await client.xlen(keys.intake(shard)), await client.xlen(keys.bus(shard))]
+            return lengths == [0, 0]
+
+        await wait_for(trimmed, timeout=20)
+        for seat in range(2):
+            stream = keys.seat(gid, seat)
+            (entry,) = await client.xrange(stream)
+            message = msgspec.json.decode(entry[1][b"data"], type=SeatMessage)
+            assert isinstance(message, GameOver) and message.game_id == gid
+            assert 0 < await client.ttl(stream) <= 600
+        # The history is whole: every event of the log on the public stream, the audit complete.
+        log = await client.xlen(keys.log(gid))
+        public = [codec.decode_event(d) for _, f in await client.xrange(keys.public(gid)) for d in [f[b"data"]]]
+        assert [e.version for e in public if e.type != "lifecycle.CommandRejected"] == list(range(1, log + 1))
+        assert await client.xlen(keys.dead_letter) == 5  # the newest dead_kept of the 12
+        await cli.close()
+
+
+def test_retention_settings_are_read_and_checked() -> None:
+    from services.config import ConfigError, from_env
+
+    got = from_env(
+        {
+            "DICESTREAM_TRIM_EVERY_MS": "0",
+            "DICESTREAM_BUS_GROUPS": "projector, turns,audit-copy",
+            "DICESTREAM_DEAD_KEPT": "50",
+            "DICESTREAM_SEAT_KEPT": "0",
+            "DICESTREAM_SEAT_TTL_S": "60",
+        }
+    )
+    assert (got.trim_every_ms, got.bus_groups, got.dead_kept, got.seat_kept, got.seat_ttl_s) == (
+        0,
+        ("projector", "turns", "audit-copy"),
+        50,
+        0,
+        60,
+    )
+    defaults = from_env({})
+    assert (defaults.trim_every_ms, defaults.bus_groups, defaults.seat_kept) == (10000, ("projector", "turns"), 1)
+    for name, value in (
+        ("DICESTREAM_TRIM_EVERY_MS", "soon"),
+        ("DICESTREAM_DEAD_KEPT", "-1"),
+        ("DICESTREAM_SEAT_TTL_S", "1h"),
+        ("DICESTREAM_BUS_GROUPS", "projector;turns"),
+    ):
+        with pytest.raises(ConfigError, match=name):
+            from_env({name: value})
