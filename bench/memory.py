@@ -109,7 +109,7 @@ async def measure(mode: str, titles: list[str], games: int) -> dict[str, Any]:
 
 
 def per_game(result: dict[str, Any], name: str) -> float:
-    return float(result["bytes"].get(name, 0)) / result["games"]
+    return float(result["bytes"].get(name, 0)) / float(result["games"])
 
 
 def report(off: dict[str, Any], on: dict[str, Any]) -> None:

@@ -126,10 +126,21 @@ def serve(name: Annotated[str, typer.Argument(help="referee | projector | turns 
         raise typer.Exit(1)
 
 
+async def _ping(url: str) -> None:
+    import redis.asyncio as aredis
+
+    probe = aredis.Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=2.0)
+    try:
+        await probe.ping()
+    finally:
+        await probe.aclose()
+
+
 async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) -> str:
     """Serve until SIGINT/SIGTERM (returns "") or until a supervisor gives up (returns why)."""
     from dicestream.gateway_cli import check_env
     from dicestream.runtime import SERVICES, running
+    from services.supervise import patiently
 
     if "gateway" in (names or SERVICES):
         check_env()
@@ -137,6 +148,9 @@ async def _serve(settings: Settings, url: str, names: tuple[str, ...] | None) ->
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    # A service (re)started while Redis restarts or fails over waits for it (DICESTREAM_START_WAIT_S),
+    # as its loops do, rather than exiting at once; past that, or for a wrong password, it exits 3.
+    await patiently(lambda: _ping(url), "redis", timeout_s=settings.start_wait_s)
     async with running(settings, url, names or SERVICES, health=True) as run:
         health = f"; health on {run.health.url}" if run.health else ""
         # One line a script can read, whatever the terminal's width.

@@ -85,6 +85,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     dead_kept: int = 100_000  # about this many dead letters are kept, the newest
     seat_ttl_s: int = 3600  # a finished game's seat streams are removed this long after GameOver
     seat_kept: int = 1  # messages a seat stream keeps, the newest (the latest request or GameOver)
+    start_wait_s: float = 10.0  # how long `serve` waits for an unreachable Redis before exiting 3
 
 
 def parse_shards(text: str, total: int) -> tuple[int, ...]:
@@ -176,6 +177,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         dead_kept=_read(e, "DICESTREAM_DEAD_KEPT", "100000", _count(0), "a whole number, 0 = keep every one"),
         seat_ttl_s=_read(e, "DICESTREAM_SEAT_TTL_S", "3600", _count(0), "seconds, 0 = keep for ever"),
         seat_kept=_read(e, "DICESTREAM_SEAT_KEPT", "1", _count(0), "a whole number, 0 = keep every message"),
+        start_wait_s=_read(e, "DICESTREAM_START_WAIT_S", "10", _count(0), "whole seconds, 0 = do not wait"),
     )
 
 

@@ -15,6 +15,7 @@ import pytest
 from contracts import codec
 from contracts import lifecycle as lc
 from dicestream.localredis import LocalCluster, LocalRedis, free_ports
+from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
@@ -194,3 +195,31 @@ async def test_requests_and_answers_lost_in_a_failover_are_repaired(
 
 async def _any_len(client: AnyRedis, streams: list[str]) -> int:
     return sum([await client.xlen(s) for s in streams])
+
+
+@pytest.mark.standalone_only("starts the Redis server it runs on")
+async def test_a_service_started_while_redis_is_down_waits_for_it(settings: Settings, tmp_path: Path) -> None:
+    """The fault run above restarts a referee one second before Redis is killed: the new process
+    must wait for Redis (DICESTREAM_START_WAIT_S) rather than exit, and then judge commands."""
+    settings = fault_settings(settings)
+    server = LocalRedis(free_ports(1), tmp_path / "redis")
+    proc = ServiceProcess("referee", settings, server.url, "late-referee")
+    try:
+        await asyncio.sleep(2.0)
+        assert proc.alive(), proc.tail()
+        assert any(e.get("event") == "start_waiting_for_redis" for e in proc.events()), proc.tail()
+        server.start()
+        await wait_until(lambda: _started(proc), 20, what="the referee started once Redis answered")
+        client = connect(server.url)
+        cli = Client(client, Keys(settings.prefix), settings.shards)
+        reply = await cli.call("late", lc.CreateGame(game_type="sentient", num_players=2), timeout_s=15)
+        assert reply.outcome.status == "accepted"
+        await cli.close()
+        await client.aclose()
+    finally:
+        proc.stop()
+        server.stop()
+
+
+async def _started(proc: ServiceProcess) -> bool:
+    return any(e.get("event") == "referee_started" for e in proc.events())
