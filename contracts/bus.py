@@ -6,12 +6,15 @@ import msgspec
 
 
 class BusNotice(msgspec.Struct, frozen=True, kw_only=True):
+    """A wake-up, not a record: its readers (projector, turn service) fold the game's log from
+    what they hold to `to_version`. Until issue 20 it also carried the public events, which no
+    reader used and which cost every command their bytes once more in Redis; old notices with an
+    `events` member still decode (unknown members are ignored)."""
+
     game_id: str
     # The command's events took versions from_version+1 .. to_version.
     from_version: int
     to_version: int
-    # Their public projections (EventEnvelope JSON), withheld ones left out.
-    events: list[msgspec.Raw]
 
 
 _notice = msgspec.json.Decoder(BusNotice)

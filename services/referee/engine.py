@@ -481,7 +481,6 @@ class Referee:
                 game_id=o.game_id,
                 from_version=o.judged_at_version,
                 to_version=o.to_version,
-                events=[msgspec.Raw(p) for p in plan.public if p is not None],
             )
             out.append((self.keys.bus(shard_of(o.game_id, self.shards)), codec.encode(notice)))
         reply_to = self._answer_to(plan.item, o)
@@ -559,7 +558,6 @@ class Referee:
                 game_id=outcome.game_id,
                 from_version=outcome.judged_at_version,
                 to_version=outcome.to_version,
-                events=[],
             )
             sink.add(self.keys.bus(shard_of(outcome.game_id, self.shards)), {"data": codec.encode(notice)})
         if self.observe is not None:
