@@ -49,4 +49,5 @@ TRIMMED = Counter(
     "Stream entries trimmed once every consumer group was done with them.",
     ["stream"],
 )
+TRIM_FAILURES = Counter("dicestream_trim_failures_total", "Streams that could not be trimmed (logged).", ["stream"])
 CLIENTS = Gauge("dicestream_clients_registered", "Trusted clients whose own intakes the referee reads.")

@@ -253,9 +253,16 @@ class ShardReader:
         start = "0-0"
         total = 0
         while True:
-            reply = await self.client.xautoclaim(
-                stream, self.group, self.consumer, min_idle_time=min_idle_ms, start_id=start, count=self.batch
-            )
+            try:
+                reply = await self.client.xautoclaim(
+                    stream, self.group, self.consumer, min_idle_time=min_idle_ms, start_id=start, count=self.batch
+                )
+            except ResponseError as exc:
+                if "NOGROUP" not in str(exc):
+                    raise
+                # A stream new since this shard was taken over (a client registered meanwhile):
+                # the re-take-over that follows creates its group; nothing is pending there yet.
+                return total
             start = _text(reply[0])
             # Redis 6.2 lists entries deleted from the stream with no fields; 7.x apart.
             entries: Entries = [(i, f) for i, f in reply[1] if f is not None]
@@ -299,8 +306,10 @@ class ShardReader:
         return kept
 
     async def measure_lag(self) -> None:
-        """Set the lag and pending gauges of every owned shard's streams (XINFO GROUPS)."""
+        """Set the lag and pending gauges of every owned shard, summed over its streams (XINFO
+        GROUPS)."""
         for shard in sorted(self.reading):
+            pending = lag = 0
             for stream in self.streams(shard):
                 try:
                     groups = await self.client.xinfo_groups(stream)
@@ -308,9 +317,10 @@ class ShardReader:
                     continue  # the stream is gone; the next take-over recreates it
                 for group in groups:
                     if _text(group["name"]) == self.group:
-                        metrics.PENDING.labels(self.role, str(shard)).set(int(group["pending"]))
-                        if group.get("lag") is not None:  # Redis >= 7.0
-                            metrics.LAG.labels(self.role, str(shard)).set(int(group["lag"]))
+                        pending += int(group["pending"])
+                        lag += int(group.get("lag") or 0)  # Redis >= 7.0; None after some trims
+            metrics.PENDING.labels(self.role, str(shard)).set(pending)
+            metrics.LAG.labels(self.role, str(shard)).set(lag)
 
 
 def _text(value: bytes | str) -> str:

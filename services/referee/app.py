@@ -27,7 +27,7 @@ from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.leases import Leases
-from services.redis_conn import AnyRedis, connect, is_cluster
+from services.redis_conn import AnyRedis, connect, is_cluster, transient
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
 from services.retention import trim
@@ -65,6 +65,7 @@ class RefereeService(Service):
         self.engine: Referee | None = None
         self.reader: ShardReader | None = None
         self.clients: tuple[str, ...] = ()
+        self.former_clients: set[str] = set()
         self.leases = Leases(
             self.client,
             self.keys,
@@ -149,6 +150,9 @@ class RefereeService(Service):
         if tuple(names) == self.clients:
             return False
         log.info("clients_registered", clients=names)
+        # A client's intake is still trimmed after it is unregistered: what was judged there holds
+        # seat tokens in clear (what was not judged stays, and is read if the name comes back).
+        self.former_clients = (self.former_clients | set(self.clients)) - set(names)
         self.clients = tuple(names)
         metrics.CLIENTS.set(len(names))
         return True
@@ -173,13 +177,30 @@ class RefereeService(Service):
         while True:
             loop.beat()
             for shard in sorted(self.reader.reading):
-                for stream in self._streams(shard):
-                    metrics.TRIMMED.labels("intake").inc(await trim(self.client, stream))
-                metrics.TRIMMED.labels("bus").inc(await trim(self.client, self.keys.bus(shard), s.bus_groups))
+                former = [self.keys.client_intake(shard, c) for c in sorted(self.former_clients)]
+                for stream in [*self._streams(shard), *former]:
+                    await self._trim("intake", stream)
+                await self._trim("bus", self.keys.bus(shard), s.bus_groups)
                 loop.beat()
             if s.dead_kept:
-                await self.client.xtrim(self.keys.dead_letter, maxlen=s.dead_kept, approximate=False)
+                await self._trim("dead", self.keys.dead_letter, keep=s.dead_kept)
             await asyncio.sleep(s.trim_every_ms / 1000)
+
+    async def _trim(self, kind: str, stream: str, required: tuple[str, ...] = (), keep: int | None = None) -> None:
+        """Best effort: a stream that cannot be trimmed (a permission an operator's ACL file lacks,
+        a stream of another type) is logged and counted, and never stops the loop or the service;
+        a Redis outage is raised (the supervisor waits it out)."""
+        try:
+            if keep is not None:
+                gone = int(await self.client.xtrim(stream, maxlen=keep, approximate=False))
+            else:
+                gone = await trim(self.client, stream, required)
+            metrics.TRIMMED.labels(kind).inc(gone)
+        except Exception as exc:
+            if transient(exc):
+                raise
+            metrics.TRIM_FAILURES.labels(kind).inc()
+            log.warning("trim_failed", stream=stream, error=f"{type(exc).__name__}: {exc}"[:300])
 
     async def _watch_lag(self, loop: Loop) -> None:
         """Intake lag per owned shard and the dead-letter count, for /metrics (every 5 s)."""

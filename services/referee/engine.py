@@ -156,8 +156,10 @@ class Referee:
 
     async def handle_many(self, batches: list[tuple[str, list[tuple[bytes, dict[bytes, bytes]]]]]) -> None:
         """Judge what one read returned from several intake streams as one batch, for the round
-        trips of one. A game's commands all come from one stream (its shard), so merging streams
-        never reorders a game."""
+        trips of one. A game's commands come from its shard's streams (the shared intake, the
+        timer, registered clients' own intakes): each stream's in arrival order, one stream after
+        another in the order of the read, so commands sent through different streams at the same
+        moment are judged in either order (as they could arrive in either order)."""
         now_ms = int(self.clock() * 1000)
         sink = self.new_sink()
         by_game: dict[str, list[Item]] = {}

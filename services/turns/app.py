@@ -16,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from typing import cast
+from typing import Any, cast
 
 import msgspec
 import structlog
+from redis.exceptions import ResponseError
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -43,10 +44,17 @@ GROUP = "turns"
 # Notices are wake-ups, not records (the seat streams are): keep about this many per shard.
 NOTICES_KEPT = 10_000
 _seat_message = msgspec.json.Decoder(SeatMessage)
+# Seat streams written before their entry ids were versions have ids that are times in ms.
+LEGACY_IDS = 10**11
 # A running game that has not moved for REPAIR_S (up to IDLE_S: past that it waits on people) has
 # its requests checked against its log: see TurnService.repair.
 REPAIR_S = 5.0
 IDLE_S = 300.0
+
+
+def _older(reply: object) -> bool:
+    """Is this XADD reply Redis refusing an entry id not above the stream's newest?"""
+    return isinstance(reply, ResponseError) and "equal or smaller" in str(reply)
 
 
 def turn_requests(agg: m.Match, now_ms: int) -> list[tuple[int, TurnRequest | GameOver]]:
@@ -119,22 +127,26 @@ class TurnService(Service):
         now_ms = int(time.time() * 1000)
         pipe = self.client.pipeline(transaction=False)
         notices: list[tuple[str, bytes]] = []
+        posts: list[tuple[int, str, bytes, tuple[str, bytes]]] = []  # (reply index, stream, data, notice)
+        calls = 0
         for agg in aggs:
             shard = shard_of(agg.game_id, self.settings.shards)
             for seat, message in turn_requests(agg, now_ms):
                 seat_stream = self.keys.seat(agg.game_id, seat)
-                # A seat stream holds what a bot needs, the latest request (or GameOver): a bot that
-                # missed one finds the current one; an older one is stale anyway (GAME-STALE).
-                kept = self.settings.seat_kept or None
-                pipe.xadd(seat_stream, {"data": codec.encode(message)}, maxlen=kept, approximate=False)
-                if isinstance(message, GameOver) and self.settings.seat_ttl_s:
-                    pipe.expire(seat_stream, self.settings.seat_ttl_s)
+                data = codec.encode(message)
                 notice = TurnNotice(game_id=agg.game_id, seat=seat, version=message.version)
-                notices.append((self.keys.turn_notices(shard), codec.encode(notice)))
+                posts.append((calls, seat_stream, data, (self.keys.turn_notices(shard), codec.encode(notice))))
+                calls += self._post(pipe, seat_stream, data, message)
                 if isinstance(message, TurnRequest) and message.deadline_ms is not None:
                     member = f"{agg.game_id}|{seat}|{agg.version}"
                     pipe.zadd(self.keys.deadlines(shard), {member: message.deadline_ms})
-        await pipe.execute()
+                    calls += 1
+        replies = await pipe.execute(raise_on_error=False)
+        for error in (r for r in replies if isinstance(r, Exception) and not _older(r)):
+            raise error
+        refused = [(stream, data, notice) for i, stream, data, notice in posts if _older(replies[i])]
+        notices += [notice for i, _, _, notice in posts if not isinstance(replies[i], Exception)]
+        notices += await self._stale_or_legacy(refused)
         posted = time.monotonic()
         for agg in aggs:
             self._posted[agg.game_id] = posted
@@ -145,6 +157,37 @@ class TurnService(Service):
             for stream, data in notices:
                 pipe.xadd(stream, {"data": data}, maxlen=NOTICES_KEPT, approximate=True)
             await pipe.execute()
+
+    def _post(self, pipe: Any, stream: str, data: bytes, message: TurnRequest | GameOver) -> int:
+        """Queue a seat message; returns the calls queued. Its entry id is `<version>-<n>`: Redis
+        refuses a message older than the stream's newest (a stale writer, such as a turn service
+        whose lease lapsed, cannot bury a GameOver or a newer request), and the stream keeps only
+        its newest `seat_kept` messages: what a bot needs is the current request; an older one is
+        stale anyway (GAME-STALE)."""
+        kept = self.settings.seat_kept or None
+        pipe.xadd(stream, {"data": data}, id=f"{message.version}-*", maxlen=kept, approximate=False)
+        if isinstance(message, GameOver) and self.settings.seat_ttl_s:
+            pipe.expire(stream, self.settings.seat_ttl_s)
+            return 2
+        return 1
+
+    async def _stale_or_legacy(self, refused: list[tuple[str, bytes, tuple[str, bytes]]]) -> list[tuple[str, bytes]]:
+        """Of the messages Redis refused as older than their stream's newest: the stale ones are
+        dropped; a stream written before entry ids were versions (its newest id is a time in ms)
+        is replaced by the message. Returns the notices of what was posted."""
+        posted: list[tuple[str, bytes]] = []
+        for stream, data, notice in refused:
+            newest = cast(Entries, await self.client.xrevrange(stream, count=1))
+            if newest and int(newest[0][0].split(b"-")[0]) >= LEGACY_IDS:
+                message = _seat_message.decode(data)
+                await self.client.delete(stream)
+                pipe = self.client.pipeline(transaction=False)
+                self._post(pipe, stream, data, message)
+                await pipe.execute()
+                posted.append(notice)
+            else:
+                log.info("seat_message_stale", stream=stream, newest=newest[0][0].decode() if newest else None)
+        return posted
 
     async def repair(self) -> int:
         """Post again the requests of games of owned shards that have been idle a while, when the

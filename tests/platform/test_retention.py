@@ -121,3 +121,82 @@ def test_retention_settings_are_read_and_checked() -> None:
     ):
         with pytest.raises(ConfigError, match=name):
             from_env({name: value})
+
+
+async def test_a_group_past_the_last_possible_id_lets_the_stream_go_whole(
+    settings: Settings, client: aredis.Redis
+) -> None:
+    """A client may XADD the last possible id to its own intake; the id after it does not exist,
+    and the trim must neither ask Redis for it nor fail (it would stop every referee holding
+    the shard)."""
+    keys = Keys(settings.prefix)
+    stream = keys.client_intake(0, "mallory")
+    await client.xadd(stream, {"data": b"x"})
+    last = "18446744073709551615-18446744073709551615"
+    await client.xadd(stream, {"data": b"x"}, id=last)
+    await client.xgroup_create(stream, "referee", id="0")
+    await client.xreadgroup("referee", "c", {stream: ">"})
+    await client.xack(stream, "referee", *[i for i, _ in await client.xrange(stream)])
+    assert await trim_point(client, stream) == "all"
+    assert await trim(client, stream) == 2 and await client.xlen(stream) == 0
+    # Another group still behind: only what both have done with goes.
+    other = keys.client_intake(1, "mallory")
+    first = await client.xadd(other, {"data": b"x"})
+    await client.xadd(other, {"data": b"x"}, id=f"{int(first.split(b'-')[0]) + 1}-18446744073709551615")
+    for group in ("a", "b"):
+        await client.xgroup_create(other, group, id="0")
+    await client.xreadgroup("a", "c", {other: ">"})
+    await client.xack(other, "a", *[i for i, _ in await client.xrange(other)])
+    assert await trim(client, other) == 0 and await client.xlen(other) == 2
+
+
+async def test_a_group_that_acknowledged_everything_meanwhile_still_bounds_the_trim() -> None:
+    """XINFO GROUPS says pending, XPENDING (a moment later) says none: the group is then bounded
+    by what it was delivered, not left out (which would trim entries it has not read)."""
+
+    class Racing:
+        async def xinfo_groups(self, stream: str) -> list[dict[str, object]]:
+            return [
+                {"name": b"projector", "pending": 5, "last-delivered-id": b"104-0"},
+                {"name": b"turns", "pending": 0, "last-delivered-id": b"500-0"},
+            ]
+
+        async def xpending(self, stream: str, group: bytes) -> dict[str, object]:
+            return {"pending": 0, "min": None, "max": None, "consumers": []}
+
+    assert await trim_point(Racing(), "bus") == "104-1"  # type: ignore[arg-type]
+
+
+async def test_a_stale_seat_message_cannot_bury_a_newer_one_and_old_streams_are_upgraded(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    from contracts.protocol import Action, TurnRequest
+    from services.turns.app import TurnService
+
+    keys = Keys(settings.prefix)
+    turns = TurnService(settings, redis_url)
+    stream = keys.seat("g", 0)
+    over = GameOver(game_id="g", version=10, scores=[1, 2], winners=[1])
+    late = TurnRequest(game_id="g", seat=0, version=8, view={}, legal_actions=[Action(type="x.Pass", payload={})])
+
+    async def post(message: TurnRequest | GameOver) -> list[object]:
+        pipe = turns.client.pipeline(transaction=False)
+        turns._post(pipe, stream, codec.encode(message), message)
+        replies: list[object] = await pipe.execute(raise_on_error=False)
+        return replies
+
+    assert not any(isinstance(r, Exception) for r in await post(over))
+    refused = await post(late)  # a turn service whose lease lapsed, writing late
+    assert isinstance(refused[0], Exception)
+    assert await turns._stale_or_legacy([(stream, codec.encode(late), ("n", b"x"))]) == []
+    ((entry_id, fields),) = await client.xrange(stream)
+    assert entry_id == b"10-0" and isinstance(msgspec.json.decode(fields[b"data"], type=SeatMessage), GameOver)
+    assert 0 < await client.ttl(stream) <= settings.seat_ttl_s
+    # A stream written before ids were versions (its ids are times): replaced by the new message.
+    legacy = keys.seat("old", 1)
+    await client.xadd(legacy, {"data": b"old"})
+    request = msgspec.structs.replace(late, game_id="old", seat=1)
+    assert await turns._stale_or_legacy([(legacy, codec.encode(request), ("n", b"x"))]) == [("n", b"x")]
+    ((entry_id, _),) = await client.xrange(legacy)
+    assert entry_id == b"8-0"
+    await turns.client.aclose()
