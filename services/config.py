@@ -38,6 +38,14 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_LOG_LEVEL": "debug, info, warning, error (default info)",
     "DICESTREAM_LOG_FORMAT": "json or console (default json)",
     "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy)",
+    "DICESTREAM_TRIM_EVERY_MS": "referee: how often acknowledged intake and bus entries are trimmed "
+    "(default 10000; 0: never)",
+    "DICESTREAM_BUS_GROUPS": "referee: consumer groups that must all exist before a bus stream is trimmed "
+    "(default projector,turns)",
+    "DICESTREAM_DEAD_KEPT": "referee: dead letters kept, the newest (default 100000; 0: all)",
+    "DICESTREAM_SEAT_KEPT": "turns: messages a seat stream keeps, the newest (default 1; 0: all)",
+    "DICESTREAM_SEAT_TTL_S": "turns: a seat stream is removed this long after its GameOver (default 3600; 0: never)",
+    "DICESTREAM_START_WAIT_S": "serve, up: how long to wait for an unreachable Redis before exiting 3 (default 10)",
     "DICESTREAM_DATA": "CLI: directory of the embedded Redis's data (default ./.dicestream)",
     "DICESTREAM_TOKEN": "CLI `send`: the seat token, instead of --token",
     "DICESTREAM_HTTP_ADDR": "gateway: HOST:PORT to listen on (default 127.0.0.1:8080; port 0 picks a free one)",
