@@ -107,16 +107,27 @@ async def test_a_frozen_own_intake_stops_only_its_client(
         keys.client_intake(shard, "mallory"), {"data": b"x"}, id="18446744073709551615-18446744073709551615"
     )
     alice = Client(client, keys, settings.shards, name="alice:y")
-    async with referee(settings, redis_url, game_id):
+    frozen = keys.client_intake(shard, "mallory")
+    async with referee(msgspec.structs.replace(settings, trim_every_ms=200), redis_url, game_id) as ref:
         reply = await alice.call(game_id, lc.CreateGame(game_type="sentient", num_players=2), timeout_s=15)
         assert reply.outcome.status == "accepted"
         assert await alice.intake(game_id) == keys.client_intake(shard, "alice")
 
         async def dead_lettered() -> bool:
             dead = await client.xrange(keys.dead_letter)
-            return any(f[b"stream"] == keys.client_intake(shard, "mallory").encode() for _, f in dead)
+            return any(f[b"stream"] == frozen.encode() for _, f in dead)
 
         await wait_for(dead_lettered)
+
+        # Trimming past the last possible id (there is no id after it) neither fails nor stops
+        # the referee: the stream is emptied and every loop keeps running.
+        async def trimmed() -> bool:
+            return int(await client.xlen(frozen)) == 0
+
+        await wait_for(trimmed)
+        assert not ref.supervisor.fatal.is_set()
+        assert ref.supervisor.loops["retention"].restarts == 0
+        assert (await alice.call(game_id, lc.JoinSeat(seat=0, name="a"), timeout_s=15)).outcome.status == "accepted"
     await alice.close()
 
 
