@@ -159,13 +159,14 @@ class TurnService(Service):
             await pipe.execute()
 
     def _post(self, pipe: Any, stream: str, data: bytes, message: TurnRequest | GameOver) -> int:
-        """Queue a seat message; returns the calls queued. Its entry id is `<version>-<n>`: Redis
-        refuses a message older than the stream's newest (a stale writer, such as a turn service
-        whose lease lapsed, cannot bury a GameOver or a newer request), and the stream keeps only
-        its newest `seat_kept` messages: what a bot needs is the current request; an older one is
-        stale anyway (GAME-STALE)."""
+        """Queue a seat message; returns the calls queued. Its entry id is `<version>-0`: Redis
+        refuses a message not newer than the stream's newest (a stale writer, such as a turn
+        service whose lease lapsed, cannot bury a GameOver or a newer request, and a request
+        posted again is not doubled), and the stream keeps only its newest `seat_kept` messages:
+        what a bot needs is the current request; an older one is stale anyway (GAME-STALE). (Not
+        `<version>-*`: Redis 6.2, the embedded server, lacks it.)"""
         kept = self.settings.seat_kept or None
-        pipe.xadd(stream, {"data": data}, id=f"{message.version}-*", maxlen=kept, approximate=False)
+        pipe.xadd(stream, {"data": data}, id=f"{message.version}-0", maxlen=kept, approximate=False)
         if isinstance(message, GameOver) and self.settings.seat_ttl_s:
             pipe.expire(stream, self.settings.seat_ttl_s)
             return 2

@@ -15,6 +15,14 @@ from games.catalog import GAMES
 from services.redis_server import resolve_url
 
 
+@pytest.fixture(autouse=True)
+def _keep_redis_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    """resolve_url exports the embedded server's URL for the services it starts; without this the
+    stopped server's URL would outlive the test (and become every later test's standalone URL)."""
+    monkeypatch.setenv("REDIS_URL", os.environ.get("REDIS_URL", ""))
+    monkeypatch.delenv("REDIS_URL")
+
+
 def test_with_nothing_configured_or_answering_an_embedded_server_starts(tmp_path: Path) -> None:
     url, server = resolve_url(None, tmp_path / "redis", default_url="redis://127.0.0.1:1/0")
     assert server is not None
