@@ -27,6 +27,7 @@ from bench.harness import (
     Worker,
     cpu_seconds,
     free_block,
+    loadavg,
     sched_ns,
     start_workers,
     stop_workers,
@@ -204,7 +205,7 @@ async def run_cluster(
         "shards": shards,
         "replicas_per_master": replicas,
         "key_prefix": prefix,
-        "loadavg_start": Path("/proc/loadavg").read_text().split()[:3],
+        "loadavg_start": loadavg(),
         "runs": {f"{kind}-{n}": [] for kind, n in configs},
     }
     try:
@@ -255,7 +256,7 @@ async def run_cluster(
         }
     out["summary"] = summary
     out["seconds"] = round(time.monotonic() - started, 1)
-    out["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
+    out["loadavg_end"] = loadavg()
     report(out, console)
     return out
 

@@ -27,7 +27,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bench.harness import Pool, Replies, Stats, Worker, free_block, start_workers, stop_workers
+from bench.harness import Pool, Replies, Stats, Worker, free_block, loadavg, start_workers, stop_workers
 from bench.sections import latency, quiet_gc, throughput
 from dicestream.localredis import LocalCluster, LocalRedis
 from dicestream.loop import run as run_loop
@@ -166,7 +166,7 @@ async def run_durability(
         "rounds": rounds,
         "sizes": sizes,
         "data_dir": str(base),
-        "loadavg_start": Path("/proc/loadavg").read_text().split()[:3],
+        "loadavg_start": loadavg(),
         "sections": [],
     }
     servers: list[LocalRedis | LocalCluster] = []
@@ -236,7 +236,7 @@ async def run_durability(
         for s in servers:
             s.stop()
     out["seconds"] = round(time.monotonic() - started, 1)
-    out["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
+    out["loadavg_end"] = loadavg()
     report(out, console)
     return out
 

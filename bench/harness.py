@@ -48,6 +48,11 @@ class BenchError(RuntimeError):
 # ---- worker processes ----------------------------------------------------------------------
 
 
+def loadavg() -> list[str]:
+    """The 1, 5 and 15 minute load averages, as /proc/loadavg prints them (every report carries them)."""
+    return Path("/proc/loadavg").read_text().split()[:3]
+
+
 def rss_kib(pid: int) -> int | None:
     """VmRSS of a live process in KiB (None when it is gone)."""
     try:

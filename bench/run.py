@@ -30,6 +30,7 @@ from bench.harness import (
     Stats,
     Worker,
     delete_prefix,
+    loadavg,
     local_redis_pid,
     start_workers,
     stop_workers,
@@ -175,7 +176,7 @@ async def _main(
             "referee_batch": settings.batch,
             "key_prefix": prefix,
             # Other load on the machine skews every figure: compare with the cpus.
-            "loadavg_start": Path("/proc/loadavg").read_text().split()[:3],
+            "loadavg_start": loadavg(),
         },
     }
     try:
@@ -309,7 +310,7 @@ async def _main(
         gc.unfreeze()
         say(f"deleted {deleted} keys under {prefix}:")
     out["seconds"] = round(time.monotonic() - started, 1)
-    out["env"]["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
+    out["env"]["loadavg_end"] = loadavg()
     out["ratios"] = _ratios(out)
     return out
 

@@ -43,6 +43,7 @@ from bench.harness import (
     delete_prefix,
     free_block,
     lease_holders,
+    loadavg,
     stop_workers,
     wait_leases,
 )
@@ -291,7 +292,7 @@ async def run_takeover(
         "games": games,
         "think_s": think_s,
         "key_prefix": prefix,
-        "loadavg_start": Path("/proc/loadavg").read_text().split()[:3],
+        "loadavg_start": loadavg(),
     }
     try:
         workers = [Worker(url, prefix, shards, None, env) for _ in range(referees)]
@@ -352,7 +353,7 @@ async def run_takeover(
     out["kill_results"] = results
     out["summary"] = _summary(results, ttl_ms)
     out["seconds"] = round(time.monotonic() - started, 1)
-    out["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
+    out["loadavg_end"] = loadavg()
     report(out, console)
     return out
 
