@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 import redis.exceptions
 import structlog
@@ -127,6 +128,8 @@ LOOPS = [
     ("referee", "intake", "reader", "_step"),
     ("referee", "leases", "leases", "tick"),
     ("referee", "lag", "reader", "measure_lag"),
+    ("referee", "clients", "", "_load_clients"),
+    ("referee", "retention", "", "_trim"),
     ("projector", "bus", "reader", "_step"),
     ("projector", "leases", "leases", "tick"),
     ("turns", "bus", "reader", "_step"),
@@ -142,6 +145,8 @@ async def test_a_fault_in_any_loop_is_recovered_and_the_service_answers_again(
 ) -> None:
     keys = Keys(settings.prefix)
     cli = Client(client, keys, settings.shards)
+    # Trimming every 10 s would leave the retention loop's fault for later than the wait below.
+    settings = msgspec.structs.replace(settings, trim_every_ms=300)
     async with running(settings, redis_url) as run:
         svc = run.services[service]
         target = getattr(svc, path) if path else svc
