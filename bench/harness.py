@@ -170,9 +170,9 @@ class CpuMeter:
 
 
 class Worker:
-    """One `dicestream serve referee` process: on a static subset of the intake shards (`own`,
-    DICESTREAM_OWN_SHARDS), or with `own=None` on whatever its shard leases give it (then `own` is
-    filled in by `wait_leases`)."""
+    """One `dicestream serve referee` process (or another `role`: bench/pipeline.py runs every
+    service): on a static subset of the intake shards (`own`, DICESTREAM_OWN_SHARDS), or with
+    `own=None` on whatever its shard leases give it (then `own` is filled in by `wait_leases`)."""
 
     def __init__(
         self,
@@ -182,14 +182,16 @@ class Worker:
         own: Sequence[int] | None,
         env: dict[str, str] | None = None,
         consumer: str | None = None,
+        role: str = "referee",
     ) -> None:
+        self.role = role
         self.own = list(own or ())
         self.leased = own is None
         self.total_shards = shards
         self.health_port = free_port()
-        self.consumer = consumer or f"{prefix}-referee-{uuid.uuid4().hex[:6]}"
+        self.consumer = consumer or f"{prefix}-{role}-{uuid.uuid4().hex[:6]}"
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
-            prefix="dicestream-bench-referee-", suffix=".log", delete=False
+            prefix=f"dicestream-bench-{role}-", suffix=".log", delete=False
         )
         environ = dict(os.environ)
         environ.pop("DICESTREAM_OWN_SHARDS", None)
@@ -207,7 +209,7 @@ class Worker:
         environ.update(env or {})
         env = environ
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "dicestream.cli", "serve", "referee"],
+            [sys.executable, "-m", "dicestream.cli", "serve", role],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -241,7 +243,7 @@ class Worker:
 
     def check_alive(self) -> None:
         if self.proc.poll() is not None:
-            raise BenchError(f"referee worker {self.pid} exited with {self.proc.returncode}:\n{self.log_tail()}")
+            raise BenchError(f"{self.role} worker {self.pid} exited with {self.proc.returncode}:\n{self.log_tail()}")
 
     async def wait_ready(self, r: AnyRedis, keys: Keys, replies: Replies, timeout_s: float = 60.0) -> None:
         """Until this worker answers a probe command on every shard it owns. (Its consumer group

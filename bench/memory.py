@@ -35,6 +35,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
+from services.redis_conn import AnyRedis
 from services.tournament import tournament
 
 SHARDS = 8
@@ -70,7 +71,7 @@ def settings_for(mode: str, prefix: str) -> Settings:
     return msgspec.structs.replace(base, trim_every_ms=200)
 
 
-async def weigh(client: aredis.Redis, prefix: str) -> dict[str, int]:
+async def weigh(client: AnyRedis, prefix: str) -> dict[str, int]:
     out: dict[str, int] = {}
     async for raw in client.scan_iter(match=f"{prefix}:*", count=1000):
         key = raw.decode()

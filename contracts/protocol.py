@@ -35,6 +35,26 @@ class GameOver(msgspec.Struct, frozen=True, kw_only=True, tag="over"):
 SeatMessage = TurnRequest | GameOver
 
 
+class LegalAction(msgspec.Struct, frozen=True, kw_only=True):
+    """An `Action` as the turn service writes it: the command struct itself as `payload`, which
+    encodes to the same JSON object as the `Action`'s dict (no dict is built per legal action)."""
+
+    type: str
+    payload: msgspec.Struct
+
+
+class TurnRequestOut(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
+    """A `TurnRequest` as the turn service encodes it: the same fields, the same bytes
+    (tests/platform/test_turn_wire.py keeps the two equal). Read seat messages as `TurnRequest`."""
+
+    game_id: str
+    seat: int
+    version: int
+    view: dict[str, Any]
+    legal_actions: list[LegalAction]
+    deadline_ms: int | None = None
+
+
 class HostBot(msgspec.Struct, frozen=True, kw_only=True):
     """Asks a bot runner (on `<prefix>:bots:lobby`) to join `seat` of `game_id` with a bot of `kind`
     and play it; the answer, a `HostReply`, goes to `reply_to` when given."""

@@ -1,4 +1,4 @@
-"""Reference bots behind the wire protocol: `Action`s in, an `Action` out."""
+"""Reference bots behind the wire protocol: a seat's `TurnRequest` in, a command payload out."""
 
 from __future__ import annotations
 
@@ -7,24 +7,68 @@ from typing import Any
 
 import msgspec
 
-from contracts.protocol import Action
+from contracts import codec
+from contracts.protocol import Action, GameOver
 from contracts.registry import command_type, type_name
 
 
+class RawAction(msgspec.Struct, frozen=True, kw_only=True):
+    """A legal action read with its payload left as the JSON bytes it came as."""
+
+    type: str
+    payload: msgspec.Raw
+
+
+class RawTurnRequest(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
+    """A `TurnRequest` as the bot runner reads it: each legal action's payload decodes straight
+    into its command struct (no dict per action), and the one chosen is sent as it came."""
+
+    game_id: str
+    seat: int
+    version: int
+    view: dict[str, Any]
+    legal_actions: list[RawAction]
+    deadline_ms: int | None = None
+
+
+RawSeatMessage = RawTurnRequest | GameOver
+_decoders: dict[str, msgspec.json.Decoder[Any]] = {}
+
+
+def _command(name: str) -> type[msgspec.Struct]:
+    cls = command_type(name)
+    if cls is None:
+        raise ValueError(f"unknown command type {name!r} in a turn request")
+    return cls
+
+
+def _decoder(name: str) -> msgspec.json.Decoder[Any]:
+    dec = _decoders.get(name)
+    if dec is None:
+        dec = _decoders[name] = msgspec.json.Decoder(_command(name))
+    return dec
+
+
 class WireBot:
-    """Adapts a rules-level bot (`choose(view, legal_commands, seat)`) to protocol actions."""
+    """Adapts a rules-level bot (`choose(view, legal_commands, seat)`) to the wire."""
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
 
     def choose_action(self, view: dict[str, Any], legal: list[Action], seat: int) -> Action:
-        commands = []
-        for a in legal:
-            cls = command_type(a.type)
-            assert cls is not None, a.type
-            commands.append(msgspec.convert(a.payload, cls))
+        """The same choice from decoded protocol `Action`s (a client holding dicts)."""
+        commands = [msgspec.convert(a.payload, _command(a.type)) for a in legal]
         choice = self.bot.choose(view, commands, seat)
         return Action(type=type_name(choice), payload=msgspec.to_builtins(choice))
+
+    def choose(self, req: RawTurnRequest) -> tuple[str, bytes]:
+        """The chosen command's type and encoded payload."""
+        commands = [_decoder(a.type).decode(a.payload) for a in req.legal_actions]
+        choice = self.bot.choose(req.view, commands, req.seat)
+        for action, command in zip(req.legal_actions, commands, strict=True):
+            if command is choice:
+                return action.type, bytes(action.payload)
+        return type_name(choice), codec.encode(choice)
 
 
 def _kinds(game_type: str) -> dict[str, Callable[[int], Any]]:

@@ -37,15 +37,15 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.envelope import CommandEnvelope
 from contracts.outcome import ACCEPTED, Reply
-from contracts.protocol import HOSTED, REFUSED, GameOver, HostBot, HostReply, SeatMessage, TurnNotice, TurnRequest
-from services.bots import make_bot
+from contracts.protocol import HOSTED, REFUSED, GameOver, HostBot, HostReply, TurnNotice
+from services.bots import RawSeatMessage, RawTurnRequest, make_bot
 from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_polling_ms
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.leases import Leases
 from services.redis_conn import AnyRedis, connect, is_cluster, transient
-from services.service import Service
+from services.service import Service, settle_gc
 from services.shards import Batch, ShardReader
 from services.supervise import Loop, patiently
 
@@ -57,7 +57,7 @@ POLL_S = 2.0
 # landed after all.
 RESEND_S = 5.0
 RESENDS = 3
-_seat_message = msgspec.json.Decoder(SeatMessage)
+_seat_message = msgspec.json.Decoder(RawSeatMessage)
 _notice = msgspec.json.Decoder(TurnNotice)
 
 
@@ -234,28 +234,32 @@ class BotRunner:
                     self._not_hosted[key] = None
             while len(self._not_hosted) > 100_000:
                 self._not_hosted.popitem(last=False)
-        if wanted:
-            await self.answer(list(dict.fromkeys(wanted)))
-        acks = self.redis.pipeline(transaction=False)
-        for stream, entries in batch:
-            acks.xack(stream, GROUP, *[i for i, _ in entries])
-        await acks.execute()
+        acks = [(stream, [i for i, _ in entries]) for stream, entries in batch]
+        await self.answer(list(dict.fromkeys(wanted)), acks)
 
-    async def answer(self, keys: list[tuple[str, int]]) -> int:
-        """Read the latest message of each seat's stream and answer it if it is an unanswered request."""
+    async def answer(self, keys: list[tuple[str, int]], acks: list[tuple[str, list[bytes]]] | None = None) -> int:
+        """Read the latest message of each seat's stream and answer it if it is an unanswered
+        request; then acknowledge `acks` (notice stream, entry ids) with the last writes."""
         if not keys:
+            await self._settle(self.redis.pipeline(transaction=False), acks)
             return 0
-        pipe = self.redis.pipeline(transaction=False)
-        for game_id, seat in keys:
-            pipe.xrevrange(self.keys.seat(game_id, seat), count=1)
-        latest = await pipe.execute()
-        sends: list[tuple[Playing, CommandEnvelope]] = []
-        stalled: list[tuple[Playing, TurnRequest]] = []
-        done: list[Playing] = []
         now = time.monotonic()
-        for key, entries in zip(keys, latest, strict=True):
-            playing = self.seats.get(key)
-            if playing is None or not entries:
+        asked = [(key, playing) for key in keys if (playing := self.seats.get(key)) is not None]
+        pipe = self.redis.pipeline(transaction=False)
+        for (game_id, seat), playing in asked:
+            # Seat message ids are their versions: ask only for a message newer than the one
+            # answered (or that one again, when its answer is due to be resent), so that a poll of
+            # every hosted seat reads and decodes nothing for seats still waiting on others.
+            answered = playing.hosted.answered
+            due = now - playing.sent_at >= self.resend_s and playing.resends < RESENDS
+            low = "-" if answered < 0 else f"{answered if due else answered + 1}-0"
+            pipe.xrevrange(self.keys.seat(game_id, seat), min=low, count=1)
+        latest = await pipe.execute() if asked else []
+        sends: list[tuple[Playing, CommandEnvelope]] = []
+        stalled: list[tuple[Playing, RawTurnRequest]] = []
+        done: list[Playing] = []
+        for (key, playing), entries in zip(asked, latest, strict=True):
+            if not entries:
                 continue
             try:
                 message = _seat_message.decode(entries[0][1][b"data"])
@@ -271,12 +275,12 @@ class BotRunner:
                 stalled.append((playing, message))
         if stalled:
             await self._resend(stalled, now)
+        record = self.redis.pipeline(transaction=False)
         if sends:
             pipe = self.redis.pipeline(transaction=False)
             for _, env in sends:
                 pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
             await pipe.execute()  # raises if a send failed: nothing is marked answered, retried at the next poll
-            record = self.redis.pipeline(transaction=False)
             for playing, env in sends:
                 assert env.expected_version is not None
                 playing.hosted.answered = env.expected_version
@@ -286,17 +290,22 @@ class BotRunner:
                 record.hset(
                     self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat), codec.encode(h)
                 )
-            await record.execute()
-        if done:
-            pipe = self.redis.pipeline(transaction=False)
-            for playing in done:
-                h = playing.hosted
-                self.seats.pop((h.game_id, h.seat), None)
-                pipe.hdel(self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat))
-            await pipe.execute()
+        for playing in done:
+            h = playing.hosted
+            self.seats.pop((h.game_id, h.seat), None)
+            record.hdel(self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat))
+        await self._settle(record, acks)
         return len(sends)
 
-    async def _resend(self, stalled: list[tuple[Playing, TurnRequest]], now: float) -> None:
+    async def _settle(self, pipe: Any, acks: list[tuple[str, list[bytes]]] | None) -> None:
+        """Run the seat records queued on `pipe`, and the acks, in one round trip."""
+        for stream, ids in acks or ():
+            if ids:
+                pipe.xack(stream, GROUP, *ids)
+        if len(pipe):
+            await pipe.execute()
+
+    async def _resend(self, stalled: list[tuple[Playing, RawTurnRequest]], now: float) -> None:
         """Send again the answers to requests whose game has not moved since (its public stream
         ends at the request's version): the same bytes, or after a restart the same command id."""
         pipe = self.redis.pipeline(transaction=False)
@@ -320,16 +329,16 @@ class BotRunner:
         if again:
             await pipe.execute()
 
-    def _answer(self, playing: Playing, req: TurnRequest) -> CommandEnvelope:
-        choice = playing.bot.choose_action(req.view, req.legal_actions, req.seat)
+    def _answer(self, playing: Playing, req: RawTurnRequest) -> CommandEnvelope:
+        kind, payload = playing.bot.choose(req)
         return CommandEnvelope(
-            type=choice.type,
+            type=kind,
             game_id=req.game_id,
             command_id=move_id(req.game_id, req.seat, req.version),
             seat=req.seat,
             token=playing.hosted.token,
             expected_version=req.version,
-            payload=msgspec.Raw(codec.encode(choice.payload)),
+            payload=msgspec.Raw(payload),
         )
 
 
@@ -439,6 +448,7 @@ class BotRunnerService(Service):
         self.supervisor.spawn("notices", self.notices.run)
         self.supervisor.spawn("seats", self.runner.poll)
         self.supervisor.spawn("lobby", self._watch_lobby)
+        settle_gc()
         log.info("botrunner_started", holder=self.leases.holder, bots=list(self.settings.bots))
 
     async def stop(self) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import socket
 from collections.abc import Iterator
 
@@ -23,10 +22,9 @@ from services.gateway.deps import Deps
 from services.gateway.problems import EXCEPTION_HANDLERS
 from services.gateway.ratelimit import LimitsMiddleware
 from services.gateway.settings import GatewaySettings, from_env
-from services.service import Service
+from services.service import Service, settle_gc
 
 log = structlog.get_logger("gateway")
-GC_THRESHOLDS = (20_000, 20, 20)
 
 DESCRIPTION = """Play, watch and audit dicestream games over HTTP and WebSocket, with no Redis.
 A seat's actions take its token as `Authorization: Bearer <token>` (JoinSeat returns it once);
@@ -150,12 +148,8 @@ class GatewayService(Service):
                 self._task.result()
                 raise RuntimeError("the gateway stopped while starting (see its log)")
             await asyncio.sleep(0.01)
-        # As the referee does: what start-up allocated lives for the process, out of the collector's
-        # way, and a request's garbage is collected in larger young generations (the cached games'
-        # states made full collections long enough to show in the latency's p99).
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
+        # The cached games' states made full collections long enough to show in the latency's p99.
+        settle_gc()
         log.info("gateway_started", url=self.url, instance=self.deps.instance)
 
     async def stop(self) -> None:

@@ -29,7 +29,7 @@ from services.follower import LogFollower
 from services.leases import Leases
 from services.readmodel import ReadModelKeys, public_state, summary
 from services.redis_conn import AnyRedis, Entries, connect
-from services.service import Service
+from services.service import Service, settle_gc
 from services.shards import Batch, ShardReader
 from services.supervise import Loop
 
@@ -45,13 +45,23 @@ class Projector:
         self.shards = shards
         self.store = RedisEventStore(client, keys)
         self.follower = LogFollower(self.store, cache_games)
+        # The bus position each shard's models cover, as this projector last wrote it (read once).
+        # Never ahead of Redis's: only this projector's own writes move it. Behind it (another
+        # projector wrote meanwhile) only means entries are folded again, which changes nothing.
+        self._pos: dict[int, tuple[int, int]] = {}
 
     async def catch_up(self, game_ids: Iterable[str]) -> list[m.Match]:
         return await self.follower.catch_up(game_ids)
 
-    async def apply(self, shard: int, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
-        pos = cast(bytes | None, await self.client.get(self.rm.position(shard)))
-        last = _id(pos) if pos else (0, 0)
+    async def apply(
+        self, shard: int, entries: list[tuple[bytes, dict[bytes, bytes]]], ack: tuple[str, str] | None = None
+    ) -> None:
+        """Fold a batch of bus entries of `shard` into its models; with `ack` (stream, group) the
+        entries are acknowledged in the same MULTI (the bus shares the models' hash tag)."""
+        last = self._pos.get(shard)
+        if last is None:
+            pos = cast(bytes | None, await self.client.get(self.rm.position(shard)))
+            last = _id(pos) if pos else (0, 0)
         game_ids: list[str] = []
         for entry_id, fields in entries:
             if _id(entry_id) <= last:
@@ -67,7 +77,11 @@ class Projector:
             self._write(pipe, shard, agg)
         if entries:
             pipe.set(self.rm.position(shard), entries[-1][0])
+            if ack is not None:
+                pipe.xack(ack[0], ack[1], *[entry_id for entry_id, _ in entries])
         await pipe.execute()
+        if entries:
+            self._pos[shard] = max(last, _id(entries[-1][0]))
 
     def _write(self, pipe: Any, shard: int, agg: m.Match) -> None:
         pipe.hset(self.rm.games(shard), agg.game_id, codec.encode(summary(agg)))
@@ -85,6 +99,7 @@ class Projector:
         drop the models of games that have no log. Models are overwritten in place, so readers
         never see an empty game list meanwhile. `progress` is told the games rebuilt so far."""
         self.follower.clear()
+        self._pos.clear()
         positions = {}
         for shard in range(self.shards):
             last = cast(Entries, await self.client.xrevrange(self.keys.bus(shard), count=1))
@@ -180,8 +195,7 @@ class ProjectorService(Service):
 
     async def _project(self, batch: Batch) -> None:
         for stream, entries in batch:
-            await self.projector.apply(self.shard_of_stream[stream], entries)
-            await self.client.xack(stream, GROUP, *[entry_id for entry_id, _ in entries])
+            await self.projector.apply(self.shard_of_stream[stream], entries, ack=(stream, GROUP))
 
     async def _watch_lag(self, loop: Loop) -> None:
         while True:
@@ -194,6 +208,7 @@ class ProjectorService(Service):
         self.supervisor.spawn("leases", self.leases.run)
         self.supervisor.spawn("bus", self.reader.run)
         self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
+        settle_gc()
         log.info("projector_started", shards=self.settings.shards, holder=self.leases.holder)
 
     async def stop(self) -> None:

@@ -14,7 +14,6 @@ stream instead of looping. Every loop runs under the service's supervisor.
 from __future__ import annotations
 
 import asyncio
-import gc
 import re
 import secrets
 from typing import cast
@@ -31,13 +30,12 @@ from services.redis_conn import AnyRedis, connect, is_cluster, transient
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
 from services.retention import trim
-from services.service import Service
+from services.service import Service, settle_gc
 from services.shards import ShardReader
 from services.supervise import Loop, patiently
 
 log = structlog.get_logger("referee")
 GROUP = "referee"
-GC_THRESHOLDS = (20_000, 20, 20)
 # Each registered client adds a stream to every shard's read: a cap keeps a mistaken registry
 # from making every read enormous.
 MAX_CLIENTS = 256
@@ -113,16 +111,7 @@ class RefereeService(Service):
         self.supervisor.spawn("clients", self._watch_clients, silence_s=60.0)
         if s.trim_every_ms:
             self.supervisor.spawn("retention", self._retain, silence_s=max(120.0, s.trim_every_ms / 250))
-        # Everything allocated so far lives for the process: keep it out of the GC's generations
-        # so full collections stay short (p99 latency).
-        gc.collect()
-        gc.freeze()
-        # A batch's working set (envelopes, plans, events of up to a few thousand commands) outlives
-        # the default 700-allocation young generation and was scanned again and again: with the
-        # defaults the collector took ~0.11 s over a 15k-command bench run, with a 20,000 one 0.015 s
-        # (about 6 µs a command; one referee 10.7k -> 11.2k commands/s, medians of 3 rounds). Full
-        # collections still run, every ten thousand commands or so.
-        gc.set_threshold(*GC_THRESHOLDS)
+        settle_gc()
         log.info(
             "referee_started",
             consumer=s.consumer,

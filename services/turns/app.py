@@ -26,7 +26,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import notice_game_id
 from contracts.envelope import CommandEnvelope
-from contracts.protocol import Action, GameOver, SeatMessage, TurnNotice, TurnRequest
+from contracts.protocol import GameOver, LegalAction, SeatMessage, TurnNotice, TurnRequestOut
 from contracts.registry import type_name
 from games import match as m
 from services.config import Settings
@@ -35,7 +35,7 @@ from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
 from services.leases import Leases
 from services.redis_conn import Entries, connect
-from services.service import Service
+from services.service import Service, settle_gc
 from services.shards import Batch, ShardReader
 from services.supervise import Loop
 
@@ -57,20 +57,18 @@ def _older(reply: object) -> bool:
     return isinstance(reply, ResponseError) and "equal or smaller" in str(reply)
 
 
-def turn_requests(agg: m.Match, now_ms: int) -> list[tuple[int, TurnRequest | GameOver]]:
+def turn_requests(agg: m.Match, now_ms: int) -> list[tuple[int, TurnRequestOut | GameOver]]:
     if agg.status == m.OVER and agg.result is not None:
         over = GameOver(game_id=agg.game_id, version=agg.version, scores=agg.result.scores, winners=agg.result.winners)
         return [(seat, over) for seat in range(agg.num_players)]
-    out: list[tuple[int, TurnRequest | GameOver]] = []
+    out: list[tuple[int, TurnRequestOut | GameOver]] = []
     deadline = int(now_ms + agg.move_timeout_s * 1000) if agg.move_timeout_s else None
     for seat in m.to_act(agg):
-        legal = [
-            Action(type=type_name(a), payload=msgspec.to_builtins(a)) for a in agg.rules.legal_actions(agg.game, seat)
-        ]
+        legal = [LegalAction(type=type_name(a), payload=a) for a in agg.rules.legal_actions(agg.game, seat)]
         out.append(
             (
                 seat,
-                TurnRequest(
+                TurnRequestOut(
                     game_id=agg.game_id,
                     seat=seat,
                     version=agg.version,
@@ -119,10 +117,12 @@ class TurnService(Service):
 
     async def _on_bus(self, batch: Batch) -> None:
         for stream, entries in batch:
-            await self.notify([g for g in (notice_game_id(f) for _, f in entries) if g is not None])
-            await self.client.xack(stream, GROUP, *[entry_id for entry_id, _ in entries])
+            game_ids = [g for g in (notice_game_id(f) for _, f in entries) if g is not None]
+            await self.notify(game_ids, ack=(stream, [entry_id for entry_id, _ in entries]))
 
-    async def notify(self, game_ids: list[str]) -> None:
+    async def notify(self, game_ids: list[str], ack: tuple[str, list[bytes]] | None = None) -> None:
+        """Post the requests of these games' current state; then their notices, and with `ack`
+        (a bus stream, entry ids) acknowledge those entries, in one round trip."""
         aggs = await self.follower.catch_up(game_ids)
         now_ms = int(time.time() * 1000)
         pipe = self.client.pipeline(transaction=False)
@@ -137,7 +137,7 @@ class TurnService(Service):
                 notice = TurnNotice(game_id=agg.game_id, seat=seat, version=message.version)
                 posts.append((calls, seat_stream, data, (self.keys.turn_notices(shard), codec.encode(notice))))
                 calls += self._post(pipe, seat_stream, data, message)
-                if isinstance(message, TurnRequest) and message.deadline_ms is not None:
+                if isinstance(message, TurnRequestOut) and message.deadline_ms is not None:
                     member = f"{agg.game_id}|{seat}|{agg.version}"
                     pipe.zadd(self.keys.deadlines(shard), {member: message.deadline_ms})
                     calls += 1
@@ -150,15 +150,17 @@ class TurnService(Service):
         posted = time.monotonic()
         for agg in aggs:
             self._posted[agg.game_id] = posted
-        if notices:
+        if notices or ack:
             # Only once the requests are written (on a cluster they may sit on other nodes): a
             # notice must never announce a request its reader cannot find yet.
             pipe = self.client.pipeline(transaction=False)
             for stream, data in notices:
                 pipe.xadd(stream, {"data": data}, maxlen=NOTICES_KEPT, approximate=True)
+            if ack:
+                pipe.xack(ack[0], GROUP, *ack[1])
             await pipe.execute()
 
-    def _post(self, pipe: Any, stream: str, data: bytes, message: TurnRequest | GameOver) -> int:
+    def _post(self, pipe: Any, stream: str, data: bytes, message: TurnRequestOut | GameOver | SeatMessage) -> int:
         """Queue a seat message; returns the calls queued. Its entry id is `<version>-0`: Redis
         refuses a message not newer than the stream's newest (a stale writer, such as a turn
         service whose lease lapsed, cannot bury a GameOver or a newer request, and a request
@@ -276,6 +278,7 @@ class TurnService(Service):
         self.supervisor.spawn("timer", self._timer_loop)
         self.supervisor.spawn("repair", self._repair_loop)
         self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
+        settle_gc()
         log.info("turns_started", shards=self.settings.shards, holder=self.leases.holder)
 
     async def stop(self) -> None:
