@@ -47,6 +47,7 @@ CLASSES = [
     ("audit", r":game:\{[^}]*\}:audit$"),
     ("cmds", r":game:\{[^}]*\}:cmds$"),
     ("seat streams", r":game:\{[^}]*\}:seat:\d+$"),
+    ("archive markers", r":game:\{[^}]*\}:archived$"),
     ("intake", r":(?:cmd|timer):\{\d+\}(?::.*)?$"),
     ("bus", r":bus:\{\d+\}$"),
     ("turn notices", r":turns:\{\d+\}$"),

@@ -48,6 +48,7 @@ from contracts.protocol import HOSTED, HostBot
 from dicestream.localredis import LocalRedis, free_ports, server_binary
 from dicestream.loop import run as run_loop
 from services import logs
+from services.archive import ArchiveFolder, archive_game
 from services.botrunner.app import BotRunner
 from services.eventstore.keys import Keys
 from services.redis_conn import AnyRedis, Entries, connect
@@ -116,6 +117,7 @@ class Loop:
         self.game_type = game_type
         self.running: set[str] = set()
         self.finished: list[str] = []
+        self.warmup: list[str] = []
         self.target = 0
         self._made = 0
         self._hosts = [BotRunner(r, keys, SHARDS, name=f"bench-host-{i}") for i in range(FILLERS)]
@@ -326,7 +328,7 @@ async def run_pipeline(
                 loop.target = 1
                 await loop.wait_full(120.0)
                 await loop.drain(120.0)
-                loop.finished.clear()
+                loop.warmup, loop.finished = loop.finished, []
                 used_before = int((await r.info("memory"))["used_memory"])
                 levels = []
                 for n in sizes.levels:
@@ -341,13 +343,23 @@ async def run_pipeline(
                 await loop.drain()
                 await asyncio.sleep(2.0)  # a few retention rounds (DICESTREAM_TRIM_EVERY_MS 500)
                 classes = await weigh(r, keys.prefix)
-                games = len(loop.finished) + 1
+                games = len(loop.finished) + len(loop.warmup)
                 used = int((await r.info("memory"))["used_memory"]) - used_before
+                say(f"(e) archiving the {games} finished games")
+                folder = ArchiveFolder(Path(tmp) / "archive")
+                ids = [*loop.finished, *loop.warmup]
+                archived = [await archive_game(r, keys, SHARDS, folder, g) for g in ids]
+                if bad := [a for a in archived if a.status != "archived"]:
+                    raise BenchError(f"{len(bad)} games not archived, e.g. {bad[0]}")
+                after = await weigh(r, keys.prefix)
                 out["memory"] = {
                     "games": games,
                     "bytes_per_game": sum(classes.values()) / games,
                     "by_key": {k: v / games for k, v in sorted(classes.items())},
                     "used_memory_growth_per_game": used / games,
+                    "archived_bytes_per_game": sum(after.values()) / games,
+                    "archived_by_key": {k: v / games for k, v in sorted(after.items())},
+                    "archive_file_bytes_per_game": sum(a.file_bytes for a in archived) / games,
                 }
             finally:
                 await loop.stop()
@@ -404,7 +416,9 @@ def report(out: dict[str, Any], console: Console) -> None:
     console.print(
         f"Redis per finished game ({mem['games']} games, MEMORY USAGE): "
         f"[bold]{mem['bytes_per_game'] / 1024:.1f} KB[/] ({parts} KB); used_memory growth "
-        f"{mem['used_memory_growth_per_game'] / 1024:.1f} KB. CPU columns: µs per accepted command."
+        f"{mem['used_memory_growth_per_game'] / 1024:.1f} KB; after archiving "
+        f"[bold]{mem['archived_bytes_per_game'] / 1024:.2f} KB[/] (files "
+        f"{mem['archive_file_bytes_per_game'] / 1024:.1f} KB a game). CPU columns: µs per accepted command."
     )
     before, after = " ".join(out["loadavg_before"]), " ".join(out["loadavg_after"])
     console.print(f"[dim]load average before {before}, after {after}[/]")

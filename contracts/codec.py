@@ -84,9 +84,18 @@ _lean_event = msgspec.json.Decoder(Union[tuple(_lean(n, c) for n, c in event_typ
 
 class _Recorded(msgspec.Struct):
     recorded_at_ms: int = 0
+    version: int = 0
 
 
 _recorded = msgspec.json.Decoder(_Recorded)
+
+
+def event_version(data: bytes) -> int:
+    """The version of an encoded event envelope (0 when unreadable)."""
+    try:
+        return _recorded.decode(data).version
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return 0
 
 
 def recorded_at_ms(data: bytes) -> int:

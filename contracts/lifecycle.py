@@ -106,6 +106,27 @@ class CommandRejected(msgspec.Struct, frozen=True, kw_only=True):
     payload_digest: PayloadDigest
 
 
+class GameArchived(msgspec.Struct, frozen=True, kw_only=True):
+    """Written by `dicestream archive` in place of a finished game's log, at the version after its
+    last event: the whole history (events 1..`events` and `outcomes` command records) is in
+    `file`, a JSON Lines export (gzip) of the archive, whose SHA-256 is `sha256`. What follows is
+    what listing and refusing the game need without opening the file."""
+
+    file: str
+    sha256: str
+    events: int
+    outcomes: int
+    game_type: str
+    num_players: int
+    players: list[str | None]
+    kinds: list[str | None]
+    scores: list[int]
+    winners: list[int]
+    seed_commitment: str
+    seed: str
+    created_at_ms: int = 0
+
+
 COMMANDS: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat, StartGame, Resign, ForceDefault)
 EVENTS: tuple[type[msgspec.Struct], ...] = (
     GameCreated,
@@ -116,4 +137,5 @@ EVENTS: tuple[type[msgspec.Struct], ...] = (
     GameEnded,
     SeedRevealed,
     CommandRejected,
+    GameArchived,
 )

@@ -597,12 +597,17 @@ def screenshots(
 
 async def _history(settings: Settings, url: str, game_id: str) -> Any:
     from services import history
-    from services.eventstore.redis_store import RedisEventStore
+    from services.archive import ArchivedGame, ArchiveFolder, ArchiveReads
 
     client = connect(url)
+    folder = ArchiveFolder(settings.archive_dir) if settings.archive_dir else None
+    store = ArchiveReads(client, Keys(settings.prefix), folder)
     try:
-        hist = await history.load(RedisEventStore(client, Keys(settings.prefix)), game_id)
+        hist = await history.load(store, game_id)
+    except ArchivedGame as exc:
+        raise InputError(str(exc)) from None
     finally:
+        await store.close()
         await client.aclose()
     if not hist.events:
         raise NotFound(f"no game {game_id!r} in {errors.shown_url(url)} (prefix {settings.prefix})")
@@ -687,6 +692,67 @@ def export_game(
         )
         return
     console.print(f"wrote {len(lines) - 1} records to {path}")
+
+
+@app.command()
+def archive(
+    game_ids: Annotated[list[str] | None, typer.Argument(help="games to archive (default: every finished one)")] = None,
+    folder: Annotated[
+        Path | None, typer.Option("--dir", help="archive folder (default DICESTREAM_ARCHIVE_DIR)")
+    ] = None,
+    older_than: Annotated[
+        float, typer.Option(help="only games whose last event is at least this many seconds old")
+    ] = 3600.0,
+    limit: Annotated[int, typer.Option(help="archive at most this many games")] = 10_000,
+    dry_run: Annotated[bool, typer.Option(help="list what would be archived, change nothing")] = False,
+    as_json: Json = False,
+) -> None:
+    """Move finished games out of Redis into the archive folder (gzip JSON Lines, one file a game).
+
+    Each game's file is written and read back before its keys are replaced by a small marker;
+    replay, verify, audit, export and the web page read it from the folder afterwards. A game
+    that changed during its export is left for the next run. Without game ids: the games the read
+    models list as over, finished at least --older-than seconds ago (run it from cron)."""
+    from services.archive import ArchiveFolder, archive_game, finished_before
+
+    for g in game_ids or []:
+        _game_id(g)
+    settings, url, _ = _setup(quiet=True)
+    where = folder or (Path(settings.archive_dir) if settings.archive_dir else None)
+    if where is None:
+        raise InputError("no archive folder: pass --dir or set DICESTREAM_ARCHIVE_DIR")
+    archive_folder = ArchiveFolder(where)
+
+    async def go() -> list[Any]:
+        client = connect(url)
+        keys = Keys(settings.prefix)
+        try:
+            before = int((time.time() - older_than) * 1000)
+            ids = list(game_ids or await finished_before(client, keys, settings.shards, before))[:limit]
+            if dry_run:
+                return [{"game_id": g, "status": "would archive"} for g in ids]
+            done = []
+            with Progress(console=Console(stderr=True), disable=as_json or not ids, transient=True) as bar:
+                task = bar.add_task("archiving", total=len(ids))
+                for g in ids:
+                    done.append(await archive_game(client, keys, settings.shards, archive_folder, g))
+                    bar.advance(task)
+            return done
+        finally:
+            await client.aclose()
+
+    results = _run(go())
+    rows = [r if isinstance(r, dict) else msgspec.to_builtins(r) for r in results]
+    if as_json:
+        errors.emit({"folder": str(where), "games": rows})
+        return
+    archived = [r for r in rows if r["status"] == "archived"]
+    for r in rows:
+        if r["status"] not in ("archived", "would archive"):
+            console.print(f"[yellow]{r['game_id']}: not archived ({r['status']})[/]")
+    size = sum(r.get("file_bytes", 0) for r in archived)
+    verb = "would archive" if dry_run else "archived"
+    console.print(f"{verb} {len(archived) if not dry_run else len(rows)} games into {where} ({size:,} bytes)")
 
 
 @app.command("import")

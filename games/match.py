@@ -18,6 +18,8 @@ from games.catalog import rules_for
 from games.rng import Rng, seed_commitment
 
 NEW, OPEN, RUNNING, OVER = "new", "open", "running", "over"
+# Over, and moved out of Redis by `dicestream archive` (its log holds only lifecycle.GameArchived).
+ARCHIVED = "archived"
 
 # Lifecycle rules, cited by refusals like a game's own rules (docs/rules/lifecycle.md).
 LIFECYCLE_RULES: dict[str, str] = {
@@ -43,6 +45,7 @@ LIFECYCLE_RULES: dict[str, str] = {
     "GAME-NOT-ADMIN": "Only the referee's own services may force a default action.",
     "GAME-NOT-WAITING": "A default action is forced only on a seat the game still waits for, at that version.",
     "GAME-VERSION": "A game is judged only by the rules and data version it was created with.",
+    "GAME-ARCHIVED": "An archived game takes no more commands: replay, verify and audit it from its archive.",
 }
 
 
@@ -112,6 +115,8 @@ def decide(match: Match, req: Request, apply: bool = False) -> list[msgspec.Stru
     are also folded into `match` (the referee's cache does this to avoid folding twice; a refusal
     never changes `match`)."""
     cmd = req.payload
+    if match.status == ARCHIVED:
+        return rejected("GAME-ARCHIVED", f"game {match.game_id!r} is over and archived")
     if isinstance(cmd, lc.CreateGame):
         return _folded(match, _create(match, cmd, req), apply)
     if match.status == NEW:
@@ -308,9 +313,27 @@ def evolve(match: Match, event: msgspec.Struct) -> Match:
         match.result = Result(scores=event.scores, winners=event.winners, breakdown=event.breakdown)
     elif isinstance(event, (lc.DefaultActionForced, lc.SeedRevealed)):
         pass
+    elif isinstance(event, lc.GameArchived):
+        _archived(match, event)
     else:
         match.game = match.rules.evolve(match.game, event)
     return match
+
+
+def _archived(match: Match, event: lc.GameArchived) -> None:
+    """What is left of an archived game in Redis: who played, the result, the revealed seed."""
+    match.status = ARCHIVED
+    match.game_type = event.game_type
+    match.num_players = event.num_players
+    match.seats = [
+        SeatInfo(name=name, kind=kind or "", token_hash=None) if name is not None else None
+        for name, kind in zip(event.players, event.kinds, strict=False)
+    ]
+    match.result = Result(scores=event.scores, winners=event.winners)
+    match.seed, match.seed_commitment = event.seed, event.seed_commitment
+    match.created_at_ms = event.created_at_ms
+    match.rules_impl = rules_for(event.game_type)
+    match.game = None
 
 
 _LIFECYCLE_EVENTS = frozenset(lc.EVENTS)

@@ -45,6 +45,8 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_DEAD_KEPT": "referee: dead letters kept, the newest (default 100000; 0: all)",
     "DICESTREAM_SEAT_KEPT": "turns: messages a seat stream keeps, the newest (default 1; 0: all)",
     "DICESTREAM_SEAT_TTL_S": "turns: a seat stream is removed this long after its GameOver (default 3600; 0: never)",
+    "DICESTREAM_ARCHIVE_DIR": "archive, CLI, gateway: the folder of archived games' files (docs/scaling.md)",
+    "DICESTREAM_REPLY_TTL_S": "referee: a reply stream expires this long after its last reply (default 3600; 0: never)",
     "DICESTREAM_START_WAIT_S": "serve, up: how long to wait for an unreachable Redis before exiting 3 (default 10)",
     "DICESTREAM_DATA": "CLI: directory of the embedded Redis's data (default ./.dicestream)",
     "DICESTREAM_TOKEN": "CLI `send`: the seat token, instead of --token",
@@ -94,6 +96,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     seat_ttl_s: int = 3600  # a finished game's seat streams are removed this long after GameOver
     seat_kept: int = 1  # messages a seat stream keeps, the newest (the latest request or GameOver)
     start_wait_s: float = 10.0  # how long `serve` waits for an unreachable Redis before exiting 3
+    # Where `dicestream archive` writes finished games, and the CLI and gateway read them back.
+    archive_dir: str | None = None
+    reply_ttl_s: int = 3600  # a reply stream expires this long after the referee last wrote it
 
 
 def parse_shards(text: str, total: int) -> tuple[int, ...]:
@@ -186,6 +191,8 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         seat_ttl_s=_read(e, "DICESTREAM_SEAT_TTL_S", "3600", _count(0), "seconds, 0 = keep for ever"),
         seat_kept=_read(e, "DICESTREAM_SEAT_KEPT", "1", _count(0), "a whole number, 0 = keep every message"),
         start_wait_s=_read(e, "DICESTREAM_START_WAIT_S", "10", _count(0), "whole seconds, 0 = do not wait"),
+        archive_dir=e.get("DICESTREAM_ARCHIVE_DIR") or None,
+        reply_ttl_s=_read(e, "DICESTREAM_REPLY_TTL_S", "3600", _count(0), "seconds, 0 = keep for ever"),
     )
 
 

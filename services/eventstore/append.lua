@@ -2,8 +2,9 @@
 -- Commands are applied in order; the first duplicate or version conflict stops the script,
 -- because every later command was judged on a state that included the stopped one's effects, so
 -- none of them may land.
--- KEYS: 1 log, 2 public, 3 command outcomes (hash), 4 audit (all with the game's hash tag), then
---       the streams that effects and acks name (standalone Redis only: they are in other slots).
+-- KEYS: 1 log, 2 public, 3 command outcomes (hash), 4 audit, 5 archive marker (all with the game's
+--       hash tag), then the streams that effects and acks name (standalone Redis only: they are in
+--       other slots).
 -- ARGV: 1 expected version, 2 number of commands, then per command:
 --       command id, outcome record, remember (1: record the outcome under the id, 0: audit only),
 --       n events, n private events, n public events ('' = withheld, '=' = the private one as is:
@@ -16,6 +17,9 @@
 local v = 0
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 if #last > 0 then v = tonumber(string.match(last[1][1], '^(%d+)-')) end
+-- An archived game has no log left, only its marker: nothing may be appended (a referee that
+-- judged on an older copy reloads it and finds it archived).
+if redis.call('EXISTS', KEYS[5]) == 1 then return {{'conflict', '-1'}} end
 
 local expected = tonumber(ARGV[1])
 local out = {}

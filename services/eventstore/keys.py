@@ -57,8 +57,18 @@ class Keys(msgspec.Struct, frozen=True):
     def seat(self, game_id: str, seat: int) -> str:
         return f"{self.prefix}:game:{{{game_id}}}:seat:{seat}"
 
+    def archived(self, game_id: str) -> str:
+        """Set by `dicestream archive` in place of every other key of the game (services/archive.py)."""
+        return f"{self.prefix}:game:{{{game_id}}}:archived"
+
     def game_keys(self, game_id: str) -> list[str]:
-        return [self.log(game_id), self.public(game_id), self.commands(game_id), self.audit(game_id)]
+        return [
+            self.log(game_id),
+            self.public(game_id),
+            self.commands(game_id),
+            self.audit(game_id),
+            self.archived(game_id),
+        ]
 
     def intake(self, shard: int) -> str:
         return f"{self.prefix}:cmd:{{{shard}}}"

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from redis.exceptions import NoScriptError
 
+from contracts import codec
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendRequest, AppendResult
 from services.eventstore.keys import Keys
 from services.redis_conn import AnyRedis, Entries, ReplicasBehind, is_cluster, node_pipelines, sibling
@@ -144,15 +145,27 @@ class RedisEventStore:
         return replies
 
     async def read(self, game_id: str, after: int = 0) -> list[tuple[int, bytes]]:
-        raw = await self._reader.xrange(self.keys.log(game_id), min=f"({after}-0" if after else "-")
-        return _entries(cast(list[list[Any]], raw))
+        return (await self.read_many({game_id: after}))[game_id]
 
     async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]:
+        """Each game's log after a version. An archived game's log is gone: what is read for it is
+        its marker (lifecycle.GameArchived, at the version after its last event)."""
         pipe = self._reader.pipeline(transaction=False)
         for game_id, v in after.items():
             pipe.xrange(self.keys.log(game_id), min=f"({v}-0" if v else "-")
         results = await pipe.execute()
-        return {gid: _entries(raw) for gid, raw in zip(after, results, strict=True)}
+        out = {gid: _entries(raw) for gid, raw in zip(after, results, strict=True)}
+        if empty := [gid for gid, entries in out.items() if not entries]:
+            # A new game, an archived one, or a log read past its end.
+            pipe = self._reader.pipeline(transaction=False)
+            for game_id in empty:
+                pipe.get(self.keys.archived(game_id))
+            for game_id, marker in zip(empty, await pipe.execute(), strict=True):
+                if marker is not None:
+                    version = codec.event_version(marker)
+                    if version > after[game_id]:
+                        out[game_id] = [(version, bytes(marker))]
+        return out
 
     async def read_public(self, game_id: str) -> list[bytes]:
         return await self._data(self.keys.public(game_id))

@@ -9,9 +9,9 @@ from typing import Any
 import redis.exceptions
 import structlog
 
+from services.archive import ArchiveFolder, ArchiveReads
 from services.config import Settings
 from services.eventstore.keys import Keys
-from services.eventstore.redis_store import RedisEventStore
 from services.gateway.apikeys import ApiKeys
 from services.gateway.commands import Commander
 from services.gateway.folding import GameCache
@@ -55,7 +55,7 @@ class Deps:
     followers: AnyRedis
     keys: Keys
     rm: ReadModelKeys
-    store: RedisEventStore
+    store: ArchiveReads
     games: GameCache
     replies: ReplyReader
     commands: Commander
@@ -78,7 +78,8 @@ class Deps:
         followers = sized(connect(url), gateway.max_streams + 2)
         keys = Keys(settings.prefix)
         instance = gateway.instance or f"gw-{uuid.uuid4().hex[:12]}"
-        store = RedisEventStore(redis, keys)
+        folder = ArchiveFolder(settings.archive_dir) if settings.archive_dir else None
+        store = ArchiveReads(redis, keys, folder)
         metrics = Metrics()
         replies = ReplyReader(redis, f"{keys.reply_prefix()}gw:{instance}")
         return cls(

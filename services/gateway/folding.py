@@ -15,6 +15,7 @@ import structlog
 from contracts import codec
 from games import match as m
 from services.eventstore.redis_store import RedisEventStore
+from services.follower import ARCHIVED_MARK
 from services.tokens import token_hash
 
 log = structlog.get_logger("gateway")
@@ -29,7 +30,9 @@ def fold_into(agg: m.Match, entries: list[tuple[int, bytes]], upto: int | None =
         if upto is not None and version > upto:
             break
         if version != agg.version + 1:
-            raise ValueError(f"{agg.game_id}: log jumps from {agg.version} to {version}")
+            if not (agg.version == 0 and ARCHIVED_MARK in data):
+                raise ValueError(f"{agg.game_id}: log jumps from {agg.version} to {version}")
+            agg.version = version - 1  # an archived game's marker, read with no archive folder
         if version == 1:
             agg.created_at_ms = codec.recorded_at_ms(data)
         try:

@@ -58,6 +58,11 @@ def cursor_of(after: str | None, from_version: int | None) -> str | None:
     return None
 
 
+def _entry_id(cursor: str) -> tuple[int, int]:
+    ms, _, seq = cursor.partition("-")
+    return int(ms), int(seq or 0)
+
+
 def event_item(entry_id: str, data: bytes) -> EventItem:
     return EventItem(cursor=entry_id, event=_event.decode(data))
 
@@ -135,6 +140,11 @@ def routes(deps: Deps) -> list[Any]:
         game_id_or_404(game_id)
         start = cursor_of(after, from_version) or "0-0"
         page = await deps.hub.page(deps.keys.public(game_id), start, limit)
+        if not page and (archived := await deps.store.archived(game_id)) is not None:
+            # Its public stream went with it: rebuilt from the archived history.
+            first = _entry_id(start)
+            items = [i for i in replaying.public_items(archived) if _entry_id(i.cursor) > first][:limit]
+            return EventPage(events=items, next=items[-1].cursor if items else after)
         if not page and start == "0-0" and not await deps.redis.exists(deps.keys.log(game_id)):
             raise no_such_game(game_id)
         items = [event_item(i, d) for i, d in page]

@@ -11,6 +11,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from contracts.outcome import CommandOutcome
+from services.archive import ArchivedGame
 from services.gateway.responses import Outcome
 
 log = structlog.get_logger("gateway")
@@ -153,6 +154,12 @@ def redis_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[b
     )
 
 
+def archived_handler(request: Request[Any, Any, Any], exc: ArchivedGame) -> Response[bytes]:
+    # The gateway was started without the archive folder (DICESTREAM_ARCHIVE_DIR).
+    problem = Problem(410, "archived", "The game is archived", str(exc), game_id=exc.game_id)
+    return response(problem, request.url.path)
+
+
 def internal_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.error("gateway_error", path=request.url.path, error=repr(exc), exc_info=exc)
     return response(Problem(500, "internal", "Internal error"), request.url.path)
@@ -163,5 +170,6 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     HTTPException: http_handler,
     redis.exceptions.ConnectionError: redis_handler,
     redis.exceptions.TimeoutError: redis_handler,
+    ArchivedGame: archived_handler,
     Exception: internal_handler,
 }

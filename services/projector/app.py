@@ -85,7 +85,11 @@ class Projector:
 
     def _write(self, pipe: Any, shard: int, agg: m.Match) -> None:
         pipe.hset(self.rm.games(shard), agg.game_id, codec.encode(summary(agg)))
-        pipe.set(self.rm.game(shard, agg.game_id), codec.encode(public_state(agg)))
+        if agg.status == m.ARCHIVED:
+            # DEL, not UNLINK: redis-py's cluster pipeline does not queue UNLINK (it runs it, unawaited).
+            pipe.delete(self.rm.game(shard, agg.game_id))  # its state is in the archive file
+        else:
+            pipe.set(self.rm.game(shard, agg.game_id), codec.encode(public_state(agg)))
 
     async def refresh(self, shard: int, game_ids: list[str]) -> None:
         aggs = await self.catch_up(game_ids)

@@ -242,8 +242,9 @@ class Referee:
                     )
                     self._evict(game_id)
                     continue
-                if agg.status == m.NEW:
-                    # Nothing to record for a game that does not exist: answer, ack, write no keys.
+                if agg.status in (m.NEW, m.ARCHIVED):
+                    # Nothing to record for a game that does not exist (or no longer in Redis):
+                    # answer, ack, write no keys.
                     self._evict(game_id)
                     for plan, append in decided:
                         if append.events:

@@ -27,6 +27,7 @@ from dicestream.runtime import SERVICES
 from games import match as m
 from games.bots import RandomBot
 from games.catalog import GAMES, GREEDY
+from services import archive
 from services import history as h
 from services.eventstore.keys import Keys
 from services.eventstore.memory_store import MemoryEventStore
@@ -189,10 +190,15 @@ async def play(s: Scenario, out: Checked) -> None:
         out.check("bus notice", "protocol/bus-notice.json", json.loads(fields["data"]))
     for fields in sink.streams[REPLIES]:
         out.check("reply", "protocol/reply.json", json.loads(fields["data"]))
-    for line in h.export_lines(await h.load(store, gid)):
+    hist = await h.load(store, gid)
+    for line in h.export_lines(hist):
         doc = json.loads(line)
         if doc["type"] != "event":  # the events were checked above, as the private log
             out.check(f"export {doc['type']}", "export/line.json", doc)
+    agg = h.fold(hist)
+    if agg.status == m.OVER:
+        marker = archive.marker_for(hist, agg, archive.ArchiveFolder("a").name_for(gid), "0" * 64, 1_700_000_000_000)
+        out.event("archive marker", json.loads(codec.encode(marker)))
 
 
 _results: dict[str, Checked] = {}

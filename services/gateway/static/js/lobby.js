@@ -6,7 +6,7 @@ import { clear, h, titleCase } from "./dom.js";
 import { playersLine } from "./game.js";
 
 const PAGE = 20;
-const STATUSES = ["open", "running", "over"];
+const STATUSES = ["open", "running", "over", "archived"];
 
 function when(ms) {
   if (!ms) return "–";
