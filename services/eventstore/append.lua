@@ -5,7 +5,8 @@
 -- KEYS: 1 log, 2 public, 3 command outcomes (hash), 4 audit, 5 archive marker (all with the game's
 --       hash tag), then the streams that effects and acks name (standalone Redis only: they are in
 --       other slots).
--- ARGV: 1 expected version, 2 number of commands, then per command:
+-- ARGV: 1 expected version, 2 number of commands, 3 seconds a reply stream written as an effect
+--       lives after (0: for ever), 4 the prefix of reply streams, then per command:
 --       command id, outcome record, remember (1: record the outcome under the id, 0: audit only),
 --       n events, n private events, n public events ('' = withheld, '=' = the private one as is:
 --       most events hide nothing, and every argument byte costs the script), public rejection
@@ -23,7 +24,8 @@ if redis.call('EXISTS', KEYS[5]) == 1 then return {{'conflict', '-1'}} end
 
 local expected = tonumber(ARGV[1])
 local out = {}
-local a = 3
+local a = 5
+local reply_ttl, reply_prefix = tonumber(ARGV[3]), ARGV[4]
 local function take()
   a = a + 1
   return ARGV[a - 1]
@@ -75,7 +77,11 @@ for _ = 1, tonumber(ARGV[2]) do
   redis.call('XADD', KEYS[4], '*', 'data', outcome)
   for j = 0, m - 1 do
     -- pcall: a client's reply stream of the wrong type must not abort a script that has written.
-    redis.pcall('XADD', KEYS[tonumber(ARGV[effects_at + 2 * j])], '*', 'data', ARGV[effects_at + 2 * j + 1])
+    local key = KEYS[tonumber(ARGV[effects_at + 2 * j])]
+    redis.pcall('XADD', key, '*', 'data', ARGV[effects_at + 2 * j + 1])
+    if reply_ttl > 0 and string.sub(key, 1, #reply_prefix) == reply_prefix then
+      redis.pcall('EXPIRE', key, reply_ttl)
+    end
   end
   if ack_key > 0 then redis.pcall('XACK', KEYS[ack_key], ack_group, ack_id) end
   v = v + n

@@ -39,8 +39,12 @@ class RedisEventStore:
     raises `ReplicasBehind` when the WAIT times out first (the appends are then on the primary only;
     their commands are not answered, stay pending and are judged again as duplicates)."""
 
-    def __init__(self, client: AnyRedis, keys: Keys, wait_replicas: int = 0, wait_timeout_ms: int = 1000) -> None:
+    def __init__(
+        self, client: AnyRedis, keys: Keys, wait_replicas: int = 0, wait_timeout_ms: int = 1000, reply_ttl_s: int = 0
+    ) -> None:
         self.client = client
+        # Reply streams an append's effects write expire this long after (0: never).
+        self.reply_ttl_s = reply_ttl_s
         self.keys = keys
         self.cluster = is_cluster(client)
         self.wait_replicas = wait_replicas
@@ -78,7 +82,12 @@ class RedisEventStore:
         calls = []
         for group in groups:
             keys: list[str] = self.keys.game_keys(group[0].game_id)
-            args: list[bytes | str | int] = [group[0].expected_version, len(group)]
+            args: list[bytes | str | int] = [
+                group[0].expected_version,
+                len(group),
+                self.reply_ttl_s,
+                self.keys.reply_prefix(),
+            ]
             for r in group:
                 args += [r.command_id, r.outcome, int(r.remember), len(r.events), *r.events]
                 args += [b"=" if p == e else b"" if p is None else p for e, p in zip(r.events, r.public, strict=True)]

@@ -58,7 +58,11 @@ class RefereeService(Service):
         self.settings = settings
         self.keys = Keys(settings.prefix)
         self.store = RedisEventStore(
-            self.client, self.keys, settings.append_wait_replicas, settings.append_wait_timeout_ms
+            self.client,
+            self.keys,
+            settings.append_wait_replicas,
+            settings.append_wait_timeout_ms,
+            reply_ttl_s=settings.reply_ttl_s,
         )
         self.engine: Referee | None = None
         self.reader: ShardReader | None = None
@@ -79,7 +83,7 @@ class RefereeService(Service):
         secret = await patiently(lambda: load_secret(self.client, self.keys, s.token_secret), "token secret")
         self.engine = Referee(
             self.store,
-            lambda: RedisSink(self.client),
+            lambda: RedisSink(self.client, self.keys.reply_prefix(), s.reply_ttl_s),
             self.keys,
             shards=s.shards,
             secret=secret,

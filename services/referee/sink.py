@@ -28,12 +28,17 @@ class RedisSink:
     has been answered. Sent together, a SIGKILLed referee once left a command acked, audited and
     never answered (1 of 172,476 in a soak of 50 kills): its reply's primary had not received it."""
 
-    def __init__(self, client: AnyRedis) -> None:
+    def __init__(self, client: AnyRedis, reply_prefix: str | None = None, reply_ttl_s: int = 0) -> None:
         self.client = client
         self._ops: list[tuple[str, tuple[object, ...]]] = []
+        # Reply streams (names under `reply_prefix`) expire `reply_ttl_s` after their last reply.
+        self.reply_prefix = reply_prefix if reply_ttl_s > 0 else None
+        self.reply_ttl_s = reply_ttl_s
 
     def add(self, stream: str, fields: dict[str, bytes | str], entry_id: str = "*") -> None:
         self._ops.append(("xadd", (stream, fields, entry_id)))
+        if self.reply_prefix is not None and stream.startswith(self.reply_prefix):
+            self._ops.append(("expire", (stream, self.reply_ttl_s)))
 
     def ack(self, stream: str, group: str, ids: list[bytes]) -> None:
         if ids:
@@ -56,6 +61,8 @@ class RedisSink:
                     _, fields, entry_id = args
                     pairs = [x for kv in cast(dict[str, Any], fields).items() for x in kv]
                     adds.append((stream, ("XADD", stream, entry_id, *pairs)))
+                elif op == "expire":
+                    adds.append((stream, ("EXPIRE", stream, args[1])))  # after its XADD, on its node
                 elif op == "xack":
                     done.append((stream, ("XACK", stream, args[1], *cast(list[bytes], args[2]))))
                 else:
@@ -71,6 +78,8 @@ class RedisSink:
             if op == "xadd":
                 stream, fields, entry_id = args
                 pipe.xadd(stream, fields, id=entry_id)  # type: ignore[arg-type]
+            elif op == "expire":
+                pipe.expire(*args)  # type: ignore[arg-type]
             elif op == "xack":
                 stream, group, acked = args
                 pipe.xack(stream, group, *cast(list[bytes], acked))  # type: ignore[arg-type]

@@ -961,6 +961,8 @@ async def test_an_added_client_plays_a_seat_and_nothing_more(acl_redis: AclRedis
         assert (await creator.call(game_id, lc.CreateGame(game_type="sentient", num_players=2))).outcome.status == (
             "accepted"
         )
+        # The referee's user may set the reply stream's expiry (DICESTREAM_REPLY_TTL_S, an hour).
+        assert 3000 < int(admin.ttl(creator.reply_to)) <= 3600
         plain = asyncio.create_task(
             asyncio.to_thread(plain_bot.play, game_id, 0, carol_url, "ds", SHARDS, False, "carol")
         )

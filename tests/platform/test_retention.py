@@ -200,3 +200,25 @@ async def test_a_stale_seat_message_cannot_bury_a_newer_one_and_old_streams_are_
     ((entry_id, _),) = await client.xrange(legacy)
     assert entry_id == b"8-0"
     await turns.client.aclose()
+
+
+async def test_a_reply_stream_expires_after_its_last_reply(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    """Given DICESTREAM_REPLY_TTL_S, when the referee answers (an accepted command: on a
+    standalone Redis the append script writes the reply; a refusal of an unknown game, and every
+    reply on a cluster: the sink), then the reply stream expires that long after; 0 keeps it."""
+    keys = Keys(settings.prefix)
+    for ttl in (120, 0):
+        async with running(msgspec.structs.replace(settings, reply_ttl_s=ttl), redis_url):
+            cli = Client(client, keys, settings.shards, name=f"ttl{ttl}")
+            accepted = await cli.call(f"ttl-{ttl}", lc.CreateGame(game_type="sentient", num_players=2))
+            assert accepted.outcome.status == "accepted"
+            left = await client.ttl(cli.reply_to)
+            assert (0 < left <= 120) if ttl else left == -1, left
+            await client.persist(cli.reply_to)
+            refused = await cli.call(f"no-such-{ttl}", lc.StartGame())
+            assert refused.outcome.rule == "GAME-NOT-FOUND"
+            left = await client.ttl(cli.reply_to)
+            assert (0 < left <= 120) if ttl else left == -1, left
+            await cli.close()
