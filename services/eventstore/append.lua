@@ -2,7 +2,8 @@
 -- Commands are applied in order; the first duplicate or version conflict stops the script,
 -- because every later command was judged on a state that included the stopped one's effects, so
 -- none of them may land.
--- KEYS: 1 log, 2 public, 3 command outcomes (hash), 4 audit, 5 archive marker (all with the game's
+-- KEYS: 1 log, 2 public, 3 command ids (hash: the audit entry id of each remembered command's
+--       outcome), 4 audit (every outcome, in order), 5 archive marker (all with the game's
 --       hash tag), then the streams that effects and acks name (standalone Redis only: they are in
 --       other slots).
 -- ARGV: 1 expected version, 2 number of commands, 3 seconds a reply stream written as an effect
@@ -41,12 +42,18 @@ for _ = 1, tonumber(ARGV[2]) do
   a = a + 2 * m
   local ack_key, ack_group, ack_id = tonumber(take()), take(), take()
 
-  local prior = redis.call('HGET', KEYS[3], command_id)
-  if prior then
+  local at = redis.call('HGET', KEYS[3], command_id)
+  if at then
     -- Written again as it is, so that this call is a write: a WAIT behind it on the same
     -- connection (DICESTREAM_APPEND_WAIT_REPLICAS) then also covers the first delivery's append,
     -- which is earlier in the replication stream, before the duplicate is answered.
-    redis.call('HSET', KEYS[3], command_id, prior)
+    redis.call('HSET', KEYS[3], command_id, at)
+    local prior = at
+    if string.sub(at, 1, 1) ~= '{' then
+      -- The id of the outcome's audit entry (before, the hash held the outcome itself).
+      local entry = redis.call('XRANGE', KEYS[4], at, at)
+      prior = entry[1][2][2]
+    end
     out[#out + 1] = {'dup', prior}
     return out
   end
@@ -73,8 +80,9 @@ for _ = 1, tonumber(ARGV[2]) do
     end
     redis.call('XADD', KEYS[2], tostring(v) .. '-' .. tostring(seq), 'data', rejection)
   end
-  if remember == '1' then redis.call('HSET', KEYS[3], command_id, outcome) end
-  redis.call('XADD', KEYS[4], '*', 'data', outcome)
+  -- The outcome is stored once, in the audit; the hash finds it by command id.
+  local audited = redis.call('XADD', KEYS[4], '*', 'data', outcome)
+  if remember == '1' then redis.call('HSET', KEYS[3], command_id, audited) end
   for j = 0, m - 1 do
     -- pcall: a client's reply stream of the wrong type must not abort a script that has written.
     local key = KEYS[tonumber(ARGV[effects_at + 2 * j])]

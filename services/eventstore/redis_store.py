@@ -194,4 +194,7 @@ class RedisEventStore:
 
     async def outcome(self, game_id: str, command_id: str) -> bytes | None:
         value = cast(bytes | None, await self.client.hget(self.keys.commands(game_id), command_id))
-        return bytes(value) if value is not None else None
+        if value is None or value.startswith(b"{"):
+            return bytes(value) if value is not None else None  # before, the hash held the outcome
+        found = cast(list[list[Any]], await self._reader.xrange(self.keys.audit(game_id), min=value, max=value))
+        return bytes(found[0][1][1]) if found else None

@@ -121,3 +121,32 @@ async def test_effects_and_ack_land_only_with_an_applied_command(store: EventSto
     assert [v for v, _ in await store.read("g")] == [1]
     await client.delete(reply, bus, intake)
     await client.aclose()
+
+
+@pytest.mark.parametrize("where", ["standalone", "cluster"])
+async def test_each_outcome_is_stored_once_and_a_hash_of_outcomes_from_before_still_answers(
+    where: str, request: pytest.FixtureRequest
+) -> None:
+    """Given a remembered command, its outcome is in the audit only and the hash holds the audit
+    entry's id; a duplicate gets the outcome all the same. A hash field written before (the whole
+    outcome) answers its duplicate too."""
+    url = request.getfixturevalue(f"{where}_url")
+    keys = Keys(f"test-{uuid.uuid4().hex[:10]}")
+    client = connect(url)
+    store = RedisEventStore(client, keys)
+    try:
+        long = b'{"status":"accepted","detail":"' + b"x" * 300 + b'"}'
+        await store.append_many([msgspec.structs.replace(req("a", 0), outcome=long)])
+        [(audit_id, fields)] = await client.xrange(keys.audit("g"))
+        assert fields[b"data"] == long and await client.hget(keys.commands("g"), "a") == audit_id
+        [dup] = await store.append_many([req("a", 1)])
+        assert (dup.status, dup.prior_outcome) == (DUPLICATE, long)
+        assert await store.outcome("g", "a") == long
+        await client.hset(keys.commands("g"), "old", b'{"status":"accepted"}')
+        [old] = await store.append_many([req("old", 1)])
+        assert (old.status, old.prior_outcome) == (DUPLICATE, b'{"status":"accepted"}')
+        assert await store.outcome("g", "old") == b'{"status":"accepted"}'
+    finally:
+        await store.close()
+        await client.aclose()
+        delete_prefix(url, keys.prefix)
