@@ -120,6 +120,7 @@ class Loop:
         self.warmup: list[str] = []
         self.target = 0
         self._made = 0
+        self._busy = 0  # games being created and started
         self._hosts = [BotRunner(r, keys, SHARDS, name=f"bench-host-{i}") for i in range(FILLERS)]
         self._task: asyncio.Task[None] | None = None
 
@@ -143,8 +144,12 @@ class Loop:
 
     async def _fill(self, host: BotRunner) -> None:
         while True:
-            if len(self.running) < self.target:
-                await self._new_game(host)
+            if len(self.running) + self._busy < self.target:
+                self._busy += 1
+                try:
+                    await self._new_game(host)
+                finally:
+                    self._busy -= 1
             else:
                 await asyncio.sleep(0.05)
 
@@ -185,7 +190,7 @@ class Loop:
     async def drain(self, timeout_s: float = 300.0) -> None:
         self.target = 0
         deadline = time.monotonic() + timeout_s
-        while self.running:
+        while self.running or self._busy:
             self.check()
             if time.monotonic() > deadline:
                 raise BenchError(f"{len(self.running)} games unfinished after {timeout_s:.0f} s")
@@ -197,7 +202,8 @@ class Loop:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
         for host in self._hosts:
-            await host.commands.close()
+            await host.commands.close()  # deletes its reply stream, as every client does
+        self._hosts = []
 
 
 async def turn_latencies(r: AnyRedis, keys: Keys, game_ids: Sequence[str], since_ms: int, until_ms: int) -> list[int]:
@@ -341,6 +347,7 @@ async def run_pipeline(
                 out["e"] = levels
                 say("(e) letting every game finish, then weighing what finished games keep in Redis")
                 await loop.drain()
+                await loop.stop()
                 await asyncio.sleep(2.0)  # a few retention rounds (DICESTREAM_TRIM_EVERY_MS 500)
                 classes = await weigh(r, keys.prefix)
                 games = len(loop.finished) + len(loop.warmup)
@@ -417,7 +424,8 @@ def report(out: dict[str, Any], console: Console) -> None:
         f"Redis per finished game ({mem['games']} games, MEMORY USAGE): "
         f"[bold]{mem['bytes_per_game'] / 1024:.1f} KB[/] ({parts} KB); used_memory growth "
         f"{mem['used_memory_growth_per_game'] / 1024:.1f} KB; after archiving "
-        f"[bold]{mem['archived_bytes_per_game'] / 1024:.2f} KB[/] (files "
+        f"[bold]{mem['archived_bytes_per_game'] / 1024:.2f} KB[/], of which turn notices (capped per shard, "
+        f"not per game) {mem['archived_by_key'].get('turn notices', 0) / 1024:.2f} KB (files "
         f"{mem['archive_file_bytes_per_game'] / 1024:.1f} KB a game). CPU columns: µs per accepted command."
     )
     before, after = " ".join(out["loadavg_before"]), " ".join(out["loadavg_after"])

@@ -211,7 +211,7 @@ async def _main(
             "fold_only_events_per_s": _med(d_runs, "fold_only_events_per_s"),
         }
 
-        # (b) one referee process, with (e) its memory; then (c) on the same process.
+        # (b) one referee process, with (m) its memory; then (c) on the same process.
         say("[bold](b)[/] starting 1 referee process")
         workers = await start_workers(url, keys, shards, 1, r, replies)
         rss_idle = workers[0].rss_kib()
@@ -232,7 +232,7 @@ async def _main(
             "outcomes": stats1.as_dict(),
             **_cpu(b1),
         }
-        out["e_memory"] = {
+        out["m_memory"] = {
             "pid": workers[0].pid,
             "rss_idle_mib": _kib(rss_idle),
             "rss_before_mib": _kib(rss_before),
@@ -261,8 +261,8 @@ async def _main(
             "sched_us_per_command": _med_sched(c_runs),
             "redis_service": _med_served(c_runs),
         }
-        out["e_memory"]["rss_after_latency_mib"] = _kib(workers[0].rss_kib())
-        out["e_memory"]["games_cached"] = sizes.games + sizes.latency_games
+        out["m_memory"]["rss_after_latency_mib"] = _kib(workers[0].rss_kib())
+        out["m_memory"]["games_cached"] = sizes.games + sizes.latency_games
         stop_workers(workers)
         workers = []
 
@@ -365,7 +365,7 @@ def _fmt(v: float, unit: str = "") -> str:
 
 def _report(out: dict[str, Any], console: Console) -> None:
     a, d, c = out["a_xadd"], out["d_replay"], out["c_latency"]
-    b1, b2, e = out["b_throughput_1"], out["b_throughput_2"], out["e_memory"]
+    b1, b2, e = out["b_throughput_1"], out["b_throughput_2"], out["m_memory"]
     ratios, met = out["ratios"]["values"], out["ratios"]["met"]
 
     def runs(section: dict[str, Any], key: str, unit: str = "") -> str:
@@ -479,7 +479,7 @@ def _report(out: dict[str, Any], console: Console) -> None:
         ok("replay_events_per_s"),
     )
     t.add_row(
-        "(e) referee RSS before -> after (b)",
+        "(m) referee RSS before -> after (b)",
         f"{e['rss_before_mib']} -> {e['rss_after_mib']} MiB",
         f"idle {e['rss_idle_mib']} MiB",
         f"after (c): {e.get('rss_after_latency_mib')} MiB",

@@ -1,4 +1,4 @@
-"""`dicestream bench --section cluster|takeover|durability`: the sections that start their own
+"""`dicestream bench --section cluster|takeover|durability|pipeline`: the sections that start their own
 Redis servers (see bench/README.md); each also has its own command line (`python -m bench.<name>`)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from rich.console import Console
 
 from dicestream.loop import run as run_loop
@@ -49,6 +50,12 @@ def run(section: str, *, quick: bool, repeats: int, console: Console) -> Any:
                 console=console,
             )
         )
+    elif section == "pipeline":
+        from bench.pipeline import FULL, QUICK, report, run_pipeline
+
+        sizes = QUICK if quick else msgspec.structs.replace(FULL, repeats=repeats)
+        out = run_loop(run_pipeline(sizes, console=console))
+        report(out, console)
     else:
         raise ValueError(section)
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -878,7 +878,7 @@ def projector_rebuild(as_json: Json = False) -> None:
     console.print(f"rebuilt read models of {rebuilt} games")
 
 
-BENCH_SECTIONS = ("main", "cluster", "takeover", "durability")
+BENCH_SECTIONS = ("main", "cluster", "takeover", "durability", "pipeline")
 
 
 @app.command()
@@ -889,7 +889,8 @@ def bench(
         str,
         typer.Option(
             help="main: (a)-(f) on REDIS_URL; cluster: (b) on a 3-master cluster with 1-3 referees; takeover: "
-            "SIGKILLed referees; durability: appendfsync always, WAIT 1. All but main start their own "
+            "SIGKILLed referees; durability: appendfsync always, WAIT 1; pipeline: (e), every service a "
+            "process, bots playing in a closed loop, against (b). All but main start their own "
             "redis-server processes on loopback."
         ),
     ] = "main",

@@ -181,3 +181,29 @@ def test_a_seat_joined_without_a_reply_client_is_not_checked() -> None:
     agg = given(*seated())  # joined before the rule, or without a reply_to
     out = m.decide(agg, m.Request(payload=lc.StartGame(), seat=0, token_hash="h0", reply_client="anyone"))
     assert not isinstance(out, Rejected)
+
+
+def test_an_archived_game_refuses_everything_and_keeps_who_played_and_the_result() -> None:
+    marker = lc.GameArchived(
+        file="ab/g.jsonl.gz",
+        sha256="0" * 64,
+        events=40,
+        outcomes=30,
+        game_type="sentient",
+        num_players=2,
+        players=["p0", "p1"],
+        kinds=["bot", "human"],
+        scores=[10, 12],
+        winners=[1],
+        seed_commitment="c",
+        seed="s",
+    )
+    agg = given(marker)
+    assert (agg.status, agg.game_type, [s.name for s in agg.seats if s]) == (m.ARCHIVED, "sentient", ["p0", "p1"])
+    assert agg.result is not None and agg.result.winners == [1] and m.to_act(agg) == []
+    for req in (
+        m.Request(payload=lc.CreateGame(game_type="sentient", num_players=2), new_seed="x"),
+        m.Request(payload=lc.JoinSeat(seat=0, name="x", kind="human")),
+        m.Request(payload=Pass(), seat=0, token_hash="h0"),
+    ):
+        refused(agg, req, "GAME-ARCHIVED")
