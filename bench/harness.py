@@ -131,10 +131,16 @@ class CpuMeter:
     Where the kernel keeps schedstats, also each one's exact time on a CPU (`<name>_run_s`) and
     time spent runnable but waiting for a CPU (`<name>_wait_s`)."""
 
-    def __init__(self, worker_pids: Sequence[int], redis_pid: int | Sequence[int] | None) -> None:
+    def __init__(
+        self,
+        worker_pids: Sequence[int] = (),
+        redis_pid: int | Sequence[int] | None = None,
+        groups: dict[str, list[int]] | None = None,
+    ) -> None:
         # Several Redis pids: a cluster's nodes, primaries and replicas (summed as "redis").
         redis_pids = [redis_pid] if isinstance(redis_pid, int) else list(redis_pid or ())
-        self.pids = {"referee": list(worker_pids), "redis": redis_pids}
+        # `groups` instead: any processes by name (bench (e): every service, and Redis).
+        self.pids = groups if groups is not None else {"referee": list(worker_pids), "redis": redis_pids}
         self._start: dict[str, float] = {}
         self.used: dict[str, float] = {}
 
@@ -155,7 +161,7 @@ class CpuMeter:
     def stop(self) -> dict[str, float]:
         end = self._sample()
         d = {k: end[k] - self._start[k] for k in end if k in self._start}
-        d["others"] = max(0.0, d["machine_busy"] - d["referee"] - d["redis"] - d["bench"])
+        d["others"] = max(0.0, d["machine_busy"] - sum(d[name] for name in self.pids) - d["bench"])
         self.used = d
         return d
 
@@ -164,7 +170,7 @@ class CpuMeter:
         d = self.used
         return {
             name: [d[f"{name}_run_s"] / commands * 1e6, d[f"{name}_wait_s"] / commands * 1e6]
-            for name in ("referee", "redis", "bench")
+            for name in (*self.pids, "bench")
             if f"{name}_run_s" in d
         }
 

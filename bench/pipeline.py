@@ -29,14 +29,12 @@ from rich.table import Table
 
 from bench.harness import (
     BenchError,
+    CpuMeter,
     Pool,
     Replies,
     Stats,
     Worker,
-    cpu_seconds,
     loadavg,
-    machine_busy_seconds,
-    sched_ns,
     start_workers,
     stop_workers,
 )
@@ -69,34 +67,6 @@ class Sizes(msgspec.Struct, frozen=True):
 
 FULL = Sizes(b_games=1000, b_waves=8, levels=(16, 64, 256), seconds=10.0, repeats=3)
 QUICK = Sizes(b_games=400, b_waves=3, levels=(16, 64), seconds=4.0, repeats=1)
-
-
-class Meter:
-    """CPU of each service process and of Redis between start and stop (the scheduler's count
-    where the kernel keeps one, else the tick-sampled one)."""
-
-    def __init__(self, pids: dict[str, int]) -> None:
-        self.pids = pids
-        self._start: dict[str, float] = {}
-
-    def _sample(self) -> dict[str, float]:
-        out: dict[str, float] = {}
-        for name, pid in self.pids.items():
-            ns = sched_ns(pid)
-            out[name] = ns[0] / 1e9 if ns is not None else cpu_seconds(pid) or 0.0
-        out["bench"] = time.process_time()
-        out["machine_busy"], out["machine_total"] = machine_busy_seconds()
-        return out
-
-    def start(self) -> None:
-        self._start = self._sample()
-
-    def stop(self) -> dict[str, float]:
-        end = self._sample()
-        d = {k: end[k] - self._start[k] for k in end}
-        ours = sum(d[n] for n in self.pids) + d["bench"]
-        d["others"] = max(0.0, d["machine_busy"] - ours)
-        return d
 
 
 def accepted(worker: Worker) -> float:
@@ -233,7 +203,7 @@ async def pipeline_level(
     await loop.wait_full()
     await asyncio.sleep(1.0)  # the pool's first turns settle
     referee = procs["referee"]
-    meter = Meter({**{name: w.pid for name, w in procs.items()}, "redis": redis_pid})
+    meter = CpuMeter(groups={**{name: [w.pid] for name, w in procs.items()}, "redis": [redis_pid]})
     before = accepted(referee)
     since_ms = int(time.time() * 1000)
     meter.start()
@@ -251,7 +221,8 @@ async def pipeline_level(
         raise BenchError(f"no command accepted in {seconds} s at {n} games")
     moved = list(loop.running) + loop.finished[-4 * n :]
     lat = await turn_latencies(r, keys, moved, since_ms, until_ms)
-    per = {name: cpu[name] / commands * 1e6 for name in (*procs, "redis", "bench")}
+    # The scheduler's count where the kernel keeps one, else the tick-sampled one.
+    per = {name: cpu.get(f"{name}_run_s", cpu[name]) / commands * 1e6 for name in (*procs, "redis", "bench")}
     return {
         "games": n,
         "seconds": elapsed,
@@ -402,20 +373,22 @@ def report(out: dict[str, Any], console: Console) -> None:
         f"(b): {b['commands_per_s']:,.0f} commands/s, referee {ref:.0f} µs and Redis "
         f"{b['redis_cpu_us_per_command']:.0f} µs per command)"
     )
-    cols = ("games", "cmd/s", "x (b)", "turn p50/p99 ms", *ROLES, "redis", "all", "all / (b) ref", "no bots / (b) ref")
+    # games, accepted/s, its ratio to (b), turn latency, CPU µs of each process, their sum, and
+    # the sum (without the bot runner) over (b)'s referee.
+    cols = ("N", "cmd/s", "x(b)", "p50/p99 ms", "ref", "proj", "turns", "bots", "redis", "all", "/ref", "-bots/ref")
     for col in cols:
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", no_wrap=True)
     for lvl in out["e"]:
         cpu = lvl["cpu_us_per_command"]
         table.add_row(
             str(lvl["games"]),
             f"{lvl['commands_per_s']:,.0f}",
             f"{lvl['commands_per_s'] / b['commands_per_s']:.2f}x",
-            f"{lvl['turn_p50_ms']:.0f} / {lvl['turn_p99_ms']:.0f}",
+            f"{lvl['turn_p50_ms']:.0f}/{lvl['turn_p99_ms']:.0f}",
             *(f"{cpu[name]:.0f}" for name in (*ROLES, "redis")),
             f"{lvl['services_and_redis_us']:.0f}",
-            f"{lvl['services_and_redis_us'] / ref:.2f}x",
-            f"{lvl['without_bots_us'] / ref:.2f}x",
+            f"{lvl['services_and_redis_us'] / ref:.1f}x",
+            f"{lvl['without_bots_us'] / ref:.1f}x",
         )
     console.print(table)
     mem = out["memory"]
