@@ -38,6 +38,15 @@ def no_such_game(game_id: str) -> Problem:
     return Problem(404, "no-such-game", "No such game", f"no game {game_id!r}", game_id=game_id)
 
 
+async def not_live(deps: Deps, game_id: str) -> Problem:
+    """Why a game with no log cannot be followed live: it does not exist, or it is archived (410:
+    over and moved out of Redis; its events, states and audits are still read the usual way)."""
+    if await deps.redis.exists(deps.keys.archived(game_id)):
+        detail = f"game {game_id!r} is over and archived: read its events at /v1/games/{game_id}/events"
+        return Problem(410, "archived", "The game is archived", detail, game_id=game_id)
+    return no_such_game(game_id)
+
+
 async def seat_game(deps: Deps, game_id: str, seat: int, token: str, fresh: bool = False) -> m.Match:
     """The game (as it is now if `fresh`), if `token` is `seat`'s; 404 for an unknown game or
     seat, 403 for a wrong token."""

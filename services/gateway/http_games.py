@@ -17,7 +17,7 @@ from contracts import lifecycle as lc
 from games.catalog import GAMES
 from services import history
 from services.gateway import bodies, lobby, replaying
-from services.gateway.auth import api_key, game_id_or_404, no_such_game
+from services.gateway.auth import api_key, game_id_or_404, no_such_game, not_live
 from services.gateway.deps import Deps
 from services.gateway.problems import PROBLEM_JSON, Problem, ProblemDetail
 from services.gateway.responses import (
@@ -156,7 +156,7 @@ def routes(deps: Deps) -> list[Any]:
         description="Each message: `id` = the cursor, `event: event`, `data` = an EventItem. Resumes after "
         "`Last-Event-ID` (sent by browsers on reconnect) or `after`, each event exactly once.",
         tags=["events"],
-        responses=problems(400, 404, 429, 503),
+        responses=problems(400, 404, 410, 429, 503),
     )
     async def events_sse(
         request: Request[Any, Any, Any],
@@ -167,7 +167,7 @@ def routes(deps: Deps) -> list[Any]:
         game_id_or_404(game_id)
         start = cursor_of(request.headers.get("last-event-id") or after, from_version)
         if not await deps.redis.exists(deps.keys.log(game_id)):
-            raise no_such_game(game_id)
+            raise await not_live(deps, game_id)
         try:
             sub = deps.hub.subscribe(deps.keys.public(game_id))
         except Busy as exc:

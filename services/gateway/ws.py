@@ -21,7 +21,7 @@ from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 from litestar.params import FromPath, FromQuery, QueryParameter
 
-from services.gateway.auth import bearer, game_id_or_404, no_such_game, seat_game
+from services.gateway.auth import bearer, game_id_or_404, not_live, seat_game
 from services.gateway.deps import Deps
 from services.gateway.http_games import cursor_of, event_item
 from services.gateway.http_seats import SEAT, send_command
@@ -140,7 +140,7 @@ def routes(deps: Deps) -> list[Any]:
             game_id_or_404(game_id)
             start = cursor_of(after, from_version)
             if not await deps.redis.exists(deps.keys.log(game_id)):
-                raise no_such_game(game_id)
+                raise await not_live(deps, game_id)
             sub = deps.hub.subscribe(deps.keys.public(game_id))
         except Problem as problem:
             await _fail(socket, problem)

@@ -5,6 +5,7 @@ so (410) instead of pretending the game does not exist."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import msgspec
@@ -62,6 +63,14 @@ async def test_an_archived_game_reads_as_before_through_the_gateway(
             ][:5]
             listed = await api.request("GET", "/v1/games", params={"status": "archived"})
             assert [g["game_id"] for g in listed.json()["games"]] == [game_id]
+            # Nothing live to follow: the live streams say so (410), not "no such game".
+            sse = await api.request("GET", f"/v1/games/{game_id}/events/sse")
+            assert (sse.status_code, sse.json()["type"].rsplit(":", 1)[-1]) == (410, "archived"), sse.text
+            async with api.socket(f"/v1/games/{game_id}/events/ws") as ws:
+                problem = json.loads(await ws.recv())
+            assert (problem["type"], problem["problem"]["status"]) == ("problem", 410), problem
+            unknown = await api.request("GET", "/v1/games/never-was/events/sse")
+            assert unknown.status_code == 404
 
             # A gateway started without the folder names the archive instead of a 404.
             bare = GatewayService(msgspec.structs.replace(settings, archive_dir=None), redis_url, OPEN)
