@@ -31,23 +31,20 @@ import structlog
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.envelope import EventEnvelope, event_id
-from contracts.outcome import CommandOutcome
-from contracts.upcast import outcome as upcast_outcome
 from games import match as m
 from services import history
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import ARCHIVED_MARK
 from services.readmodel import ReadModelKeys, summary
-from services.redis_conn import AnyRedis, Entries
+from services.redis_conn import AnyRedis, Entries, stream_id
 
 log = structlog.get_logger("archive")
 _SWAP = files("services").joinpath("archive.lua").read_text()
-MARK = ARCHIVED_MARK
 
 
 def is_marker(data: bytes) -> bool:
-    return MARK in data
+    return ARCHIVED_MARK in data
 
 
 class ArchivedGame(LookupError):
@@ -150,8 +147,11 @@ class ArchiveReads(RedisEventStore):
         return self._history(game_id, marker) if marker is not None else None
 
 
-def marker_for(hist: history.History, agg: m.Match, file: str, sha256: str, now_ms: int) -> EventEnvelope:
-    """The marker of a finished game (`agg`, folded from `hist`) archived into `file`."""
+def marker_for(
+    hist: history.History, agg: m.Match, file: str, sha256: str, now_ms: int
+) -> tuple[lc.GameArchived, EventEnvelope]:
+    """The marker of a finished game (`agg`, folded from `hist`) archived into `file`, and its
+    envelope at the version after the game's last event."""
     assert agg.result is not None and agg.seed is not None, f"{hist.game_id} is not over"
     marker = lc.GameArchived(
         file=file,
@@ -169,7 +169,7 @@ def marker_for(hist: history.History, agg: m.Match, file: str, sha256: str, now_
         created_at_ms=agg.created_at_ms,
     )
     version = agg.version + 1
-    return EventEnvelope(
+    return marker, EventEnvelope(
         type="lifecycle.GameArchived",
         game_id=hist.game_id,
         version=version,
@@ -208,17 +208,12 @@ async def archive_game(
 async def _archive_once(
     client: AnyRedis, store: RedisEventStore, keys: Keys, shards: int, folder: ArchiveFolder, game_id: str
 ) -> Archived:
-    entries = await store.read(game_id)
-    if not entries:
+    hist = await history.load(store, game_id)  # an archived game's: its marker alone
+    if not hist.events:
         return Archived(game_id=game_id, status="gone")
-    if is_marker(entries[-1][1]):
-        return Archived(game_id=game_id, status="archived", file=marker_of(entries[-1][1]).file)
-    audit = await store.audit(game_id)
-    hist = history.History(
-        game_id=game_id,
-        events=[codec.decode_event(data) for _, data in entries],
-        outcomes=[upcast_outcome(msgspec.json.decode(o, type=CommandOutcome)) for o in audit],
-    )
+    last = hist.events[-1]
+    if last.type == "lifecycle.GameArchived":
+        return Archived(game_id=game_id, status="archived", file=marker_of(codec.encode(last)).file)
     agg = history.fold(hist)
     if agg.status != m.OVER or agg.seed is None or agg.result is None:
         return Archived(game_id=game_id, status=agg.status)
@@ -229,9 +224,7 @@ async def _archive_once(
         hist.outcomes
     ):
         raise RuntimeError(f"{game_id}: the archive file {name} does not read back as the game's history")
-    last = entries[-1][0]
-    envelope = marker_for(hist, agg, name, sha, int(time.time() * 1000))
-    marker = marker_of(codec.encode(envelope))
+    marker, envelope = marker_for(hist, agg, name, sha, int(time.time() * 1000))
     others = [keys.public(game_id), keys.commands(game_id), *(keys.seat(game_id, s) for s in range(agg.num_players))]
     reply = await client.eval(
         _SWAP,
@@ -240,15 +233,15 @@ async def _archive_once(
         keys.audit(game_id),
         keys.archived(game_id),
         *others,
-        last,
-        len(audit),
+        last.version,
+        len(hist.outcomes),
         codec.encode(envelope),
     )
     status = reply[0].decode()
     if status != "ok":
         log.info("archive_skipped", game_id=game_id, reason=status)
         return Archived(game_id=game_id, status=status)
-    archived = m.evolve(m.Match(game_id=game_id, version=last), marker)
+    archived = m.evolve(m.Match(game_id=game_id, version=last.version), marker)
     shard = shard_of(game_id, shards)
     rm = ReadModelKeys(keys)
     # A projector that read the log just before the swap may still write the game's model: wait
@@ -259,7 +252,7 @@ async def _archive_once(
     pipe.delete(rm.game(shard, game_id))  # not UNLINK: the cluster pipeline does not queue it
     await pipe.execute()
     size = (folder.folder / name).stat().st_size
-    log.info("game_archived", game_id=game_id, file=name, bytes=size, version=last)
+    log.info("game_archived", game_id=game_id, file=name, bytes=size, version=last.version)
     return Archived(
         game_id=game_id,
         status="archived",
@@ -277,15 +270,10 @@ async def _projected_past(client: AnyRedis, keys: Keys, rm: ReadModelKeys, shard
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         pos = cast(bytes | None, await client.get(rm.position(shard)))
-        if pos is not None and _entry(pos) >= _entry(tail[0][0]):
+        if pos is not None and stream_id(pos) >= stream_id(tail[0][0]):
             return
         await asyncio.sleep(0.05)
     log.warning("archive_projector_behind", shard=shard, waited_s=wait_s)
-
-
-def _entry(entry_id: bytes) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition(b"-")
-    return int(ms), int(seq or 0)
 
 
 async def finished_before(client: AnyRedis, keys: Keys, shards: int, before_ms: int) -> list[str]:

@@ -68,6 +68,13 @@ _TRANSIENT = (
 )
 
 
+def stream_id(entry_id: bytes | str) -> tuple[int, int]:
+    """A stream entry id as the pair Redis orders it by (`<ms>-<seq>`; a bare `<ms>` is seq 0)."""
+    raw = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    ms, _, seq = raw.partition("-")
+    return int(ms), int(seq or 0)
+
+
 def transient(exc: BaseException) -> bool:
     return isinstance(exc, _TRANSIENT) and not isinstance(exc, AuthenticationError | AuthorizationError)
 

@@ -12,36 +12,19 @@ from collections import OrderedDict
 
 import structlog
 
-from contracts import codec
 from games import match as m
 from services.eventstore.redis_store import RedisEventStore
-from services.follower import ARCHIVED_MARK
+from services.follower import rebuild
 from services.tokens import token_hash
 
 log = structlog.get_logger("gateway")
 
 
 def fold_into(agg: m.Match, entries: list[tuple[int, bytes]], upto: int | None = None) -> m.Match:
-    """Fold log entries after `agg.version` (up to `upto`); events of a type this build does not
-    know are skipped (a reader never crashes on a newer writer's log)."""
-    for version, data in entries:
-        if version <= agg.version:
-            continue  # folded already, by a concurrent catch-up of the same game
-        if upto is not None and version > upto:
-            break
-        if version != agg.version + 1:
-            if not (agg.version == 0 and ARCHIVED_MARK in data):
-                raise ValueError(f"{agg.game_id}: log jumps from {agg.version} to {version}")
-            agg.version = version - 1  # an archived game's marker, read with no archive folder
-        if version == 1:
-            agg.created_at_ms = codec.recorded_at_ms(data)
-        try:
-            event = codec.decode_event_payload(data)
-        except codec.UnknownType:
-            agg.version = version
-            continue
-        m.evolve(agg, event)
-    return agg
+    """Fold log entries after `agg.version` (up to `upto`), as every reader does
+    (`services.follower.rebuild`, lenient: a newer writer's event types are skipped)."""
+    shown = entries if upto is None else [(v, d) for v, d in entries if v <= upto]
+    return rebuild(agg.game_id, shown, into=agg, strict=False)
 
 
 class GameCache:

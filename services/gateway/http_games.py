@@ -31,7 +31,7 @@ from services.gateway.responses import (
     RuleText,
 )
 from services.gateway.rules import RULES, rule
-from services.gateway.streams import LIVE, Busy, TooSlow
+from services.gateway.streams import LIVE, Busy, TooSlow, entry_key
 
 ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
 _event = msgspec.json.Decoder(dict[str, Any])
@@ -56,11 +56,6 @@ def cursor_of(after: str | None, from_version: int | None) -> str | None:
     if from_version is not None:
         return f"{max(0, from_version - 1)}-18446744073709551615" if from_version > 1 else None
     return None
-
-
-def _entry_id(cursor: str) -> tuple[int, int]:
-    ms, _, seq = cursor.partition("-")
-    return int(ms), int(seq or 0)
 
 
 def event_item(entry_id: str, data: bytes) -> EventItem:
@@ -142,8 +137,8 @@ def routes(deps: Deps) -> list[Any]:
         page = await deps.hub.page(deps.keys.public(game_id), start, limit)
         if not page and (archived := await deps.store.archived(game_id)) is not None:
             # Its public stream went with it: rebuilt from the archived history.
-            first = _entry_id(start)
-            items = [i for i in replaying.public_items(archived) if _entry_id(i.cursor) > first][:limit]
+            first = entry_key(start)
+            items = [i for i in replaying.public_items(archived) if entry_key(i.cursor) > first][:limit]
             return EventPage(events=items, next=items[-1].cursor if items else after)
         if not page and start == "0-0" and not await deps.redis.exists(deps.keys.log(game_id)):
             raise no_such_game(game_id)

@@ -28,7 +28,7 @@ from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
 from services.leases import Leases
 from services.readmodel import ReadModelKeys, public_state, summary
-from services.redis_conn import AnyRedis, Entries, connect
+from services.redis_conn import AnyRedis, Entries, connect, stream_id
 from services.service import Service, settle_gc
 from services.shards import Batch, ShardReader
 from services.supervise import Loop
@@ -61,10 +61,10 @@ class Projector:
         last = self._pos.get(shard)
         if last is None:
             pos = cast(bytes | None, await self.client.get(self.rm.position(shard)))
-            last = _id(pos) if pos else (0, 0)
+            last = stream_id(pos) if pos else (0, 0)
         game_ids: list[str] = []
         for entry_id, fields in entries:
-            if _id(entry_id) <= last:
+            if stream_id(entry_id) <= last:
                 continue  # already folded before a restart
             game_id = notice_game_id(fields)
             if game_id is None:
@@ -81,7 +81,7 @@ class Projector:
                 pipe.xack(ack[0], ack[1], *[entry_id for entry_id, _ in entries])
         await pipe.execute()
         if entries:
-            self._pos[shard] = max(last, _id(entries[-1][0]))
+            self._pos[shard] = max(last, stream_id(entries[-1][0]))
 
     def _write(self, pipe: Any, shard: int, agg: m.Match) -> None:
         pipe.hset(self.rm.games(shard), agg.game_id, codec.encode(summary(agg)))
@@ -160,11 +160,6 @@ class Projector:
     async def game(self, game_id: str) -> dict[str, object] | None:
         raw = await self.client.get(self.rm.game(shard_of(game_id, self.shards), game_id))
         return msgspec.json.decode(raw) if raw else None
-
-
-def _id(entry_id: bytes) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition(b"-")
-    return int(ms), int(seq or 0)
 
 
 class ProjectorService(Service):

@@ -197,7 +197,7 @@ async def play(s: Scenario, out: Checked) -> None:
             out.check(f"export {doc['type']}", "export/line.json", doc)
     agg = h.fold(hist)
     if agg.status == m.OVER:
-        marker = archive.marker_for(hist, agg, archive.ArchiveFolder("a").name_for(gid), "0" * 64, 1_700_000_000_000)
+        _, marker = archive.marker_for(hist, agg, archive.ArchiveFolder("a").name_for(gid), "0" * 64, 1_700_000_000_000)
         out.event("archive marker", json.loads(codec.encode(marker)))
 
 
