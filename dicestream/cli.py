@@ -597,7 +597,7 @@ def screenshots(
 
 async def _history(settings: Settings, url: str, game_id: str) -> Any:
     from services import history
-    from services.archive import ArchivedGame, ArchiveFolder, ArchiveReads
+    from services.archive import ArchiveDamaged, ArchivedGame, ArchiveFolder, ArchiveReads
 
     client = connect(url)
     folder = ArchiveFolder(settings.archive_dir) if settings.archive_dir else None
@@ -606,6 +606,8 @@ async def _history(settings: Settings, url: str, game_id: str) -> Any:
         hist = await history.load(store, game_id)
     except ArchivedGame as exc:
         raise InputError(str(exc)) from None
+    except ArchiveDamaged as exc:
+        raise Refused(f"{game_id}: {exc}") from None
     finally:
         await store.close()
         await client.aclose()

@@ -58,6 +58,10 @@ class ArchivedGame(LookupError):
         self.file = file
 
 
+class ArchiveDamaged(ValueError):
+    """An archive file that is missing, outside the folder, or not what its marker recorded."""
+
+
 class ArchiveFolder:
     """Game files under one folder: `<2 hex of the id's SHA-256>/<game id>.jsonl.gz`."""
 
@@ -96,10 +100,13 @@ class ArchiveFolder:
             return self._cache[name]
         path = (self.folder / name).resolve()
         if self.folder.resolve() not in path.parents:
-            raise ValueError(f"archive file {name!r} is outside the archive folder")
-        data = path.read_bytes()
+            raise ArchiveDamaged(f"archive file {name!r} is outside the archive folder")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ArchiveDamaged(f"archive file {name} cannot be read in {self.folder}: {exc.strerror}") from None
         if hashlib.sha256(data).hexdigest() != sha256:
-            raise ValueError(f"archive file {name} does not match the SHA-256 its marker recorded")
+            raise ArchiveDamaged(f"archive file {name} does not match the SHA-256 its marker recorded")
         _, hist = history.parse_export(gzip.decompress(data).splitlines())
         self._cache[name] = hist
         while len(self._cache) > self._cached:

@@ -11,7 +11,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from contracts.outcome import CommandOutcome
-from services.archive import ArchivedGame
+from services.archive import ArchiveDamaged, ArchivedGame
 from services.gateway.responses import Outcome
 
 log = structlog.get_logger("gateway")
@@ -160,6 +160,13 @@ def archived_handler(request: Request[Any, Any, Any], exc: ArchivedGame) -> Resp
     return response(problem, request.url.path)
 
 
+def damaged_handler(request: Request[Any, Any, Any], exc: ArchiveDamaged) -> Response[bytes]:
+    # The operator's to mend (a file lost or changed after archiving); logged like any 500.
+    log.error("archive_damaged", path=request.url.path, error=str(exc))
+    problem = Problem(500, "archive-damaged", "The game's archive file is damaged", str(exc))
+    return response(problem, request.url.path)
+
+
 def internal_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.error("gateway_error", path=request.url.path, error=repr(exc), exc_info=exc)
     return response(Problem(500, "internal", "Internal error"), request.url.path)
@@ -171,5 +178,6 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     redis.exceptions.ConnectionError: redis_handler,
     redis.exceptions.TimeoutError: redis_handler,
     ArchivedGame: archived_handler,
+    ArchiveDamaged: damaged_handler,
     Exception: internal_handler,
 }

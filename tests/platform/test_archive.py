@@ -19,7 +19,7 @@ from contracts import lifecycle as lc
 from contracts.protocol import HOSTED, HostBot
 from dicestream.runtime import Running, running
 from services import history
-from services.archive import ArchivedGame, ArchiveFolder, ArchiveReads, archive_game
+from services.archive import ArchiveDamaged, ArchivedGame, ArchiveFolder, ArchiveReads, archive_game
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
@@ -106,6 +106,16 @@ async def test_an_archived_game_leaves_a_marker_reads_back_whole_and_takes_no_co
         ]
         with pytest.raises(ArchivedGame, match="DICESTREAM_ARCHIVE_DIR"):
             await history.load(ArchiveReads(client, keys, None), gid)
+        # A damaged or missing file is named, never read as the game.
+        path = folder.folder / done.file
+        good = path.read_bytes()
+        path.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
+        with pytest.raises(ArchiveDamaged, match="SHA-256"):
+            await history.load(ArchiveReads(client, keys, ArchiveFolder(folder.folder)), gid)
+        path.unlink()
+        with pytest.raises(ArchiveDamaged, match="cannot be read"):
+            await history.load(ArchiveReads(client, keys, ArchiveFolder(folder.folder)), gid)
+        path.write_bytes(good)
 
         # The referee refuses every command to it, CreateGame included, and writes no key.
         for payload in (
