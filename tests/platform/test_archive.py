@@ -208,3 +208,8 @@ async def test_the_cli_archives_finished_games_and_reads_them_back(
     out = tmp_path / "again.jsonl"
     ok(env, "export", gid, "--out", str(out))
     assert history.parse_export(out.read_bytes().splitlines())[1].events[-1].type == "lifecycle.SeedRevealed"
+    # A file changed after archiving is refused, naming why (exit 1), never verified as the game.
+    path = archive_dir / ArchiveFolder(archive_dir).name_for(gid)
+    path.write_bytes(path.read_bytes() + b"x")
+    _, line = fails(env, 1, "verify", gid)
+    assert "SHA-256" in line and gid in line
