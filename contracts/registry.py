@@ -1,46 +1,73 @@
-"""Type names on the wire <-> payload structs, for every command and event the service knows."""
+"""Type names on the wire <-> payload structs, for every command and event the service knows.
+
+The lifecycle's types are registered here; each game's are registered by `games.catalog` from the
+game's spec (its one declaration), under `<game name>.<ClassName>`. The first lookup imports the
+catalog, so a reader that only imports `contracts` still knows every game of the build.
+"""
 
 from __future__ import annotations
 
-from types import ModuleType
+import importlib
+from collections.abc import Sequence
 
 import msgspec
 
-from contracts import artifacts, lifecycle, mechanica, prosperity, sentient
-
-# One entry per contract module; the module's last name is the namespace of its type names.
-MODULES: tuple[ModuleType, ...] = (lifecycle, sentient, prosperity, mechanica, artifacts)
+from contracts import lifecycle
 
 _COMMANDS: dict[str, type[msgspec.Struct]] = {}
 _EVENTS: dict[str, type[msgspec.Struct]] = {}
 _NAMES: dict[type[msgspec.Struct], str] = {}
+_games_loaded = False
 
-for _module in MODULES:
-    _namespace = _module.__name__.rsplit(".", 1)[-1]
-    for _cls in _module.COMMANDS:
-        _COMMANDS[f"{_namespace}.{_cls.__name__}"] = _cls
-        _NAMES[_cls] = f"{_namespace}.{_cls.__name__}"
-    for _cls in _module.EVENTS:
-        _EVENTS[f"{_namespace}.{_cls.__name__}"] = _cls
-        _NAMES[_cls] = f"{_namespace}.{_cls.__name__}"
+
+def register(namespace: str, commands: Sequence[type[msgspec.Struct]], events: Sequence[type[msgspec.Struct]]) -> None:
+    """Give `commands` and `events` the wire names `<namespace>.<ClassName>`; a name taken by
+    another struct is an error (two games would decode each other's messages)."""
+    for table, classes in ((_COMMANDS, commands), (_EVENTS, events)):
+        for cls in classes:
+            name = f"{namespace}.{cls.__name__}"
+            if table.get(name, cls) is not cls:
+                raise ValueError(f"wire name {name!r} is already registered for another type")
+            table[name] = cls
+            _NAMES[cls] = name
+
+
+register("lifecycle", lifecycle.COMMANDS, lifecycle.EVENTS)
+
+
+def _load_games() -> None:
+    global _games_loaded
+    if not _games_loaded:
+        _games_loaded = True
+        importlib.import_module("games.catalog")
 
 
 def type_name(payload: msgspec.Struct | type[msgspec.Struct]) -> str:
     cls = payload if isinstance(payload, type) else type(payload)
-    return _NAMES[cls]
+    name = _NAMES.get(cls)
+    if name is None:
+        _load_games()
+        name = _NAMES[cls]
+    return name
 
 
 def command_type(name: str) -> type[msgspec.Struct] | None:
+    if not _games_loaded:
+        _load_games()
     return _COMMANDS.get(name)
 
 
 def event_type(name: str) -> type[msgspec.Struct] | None:
+    if not _games_loaded:
+        _load_games()
     return _EVENTS.get(name)
 
 
 def command_types() -> dict[str, type[msgspec.Struct]]:
+    _load_games()
     return dict(_COMMANDS)
 
 
 def event_types() -> dict[str, type[msgspec.Struct]]:
+    _load_games()
     return dict(_EVENTS)

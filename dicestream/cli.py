@@ -583,6 +583,37 @@ def schema(
 
 
 @app.command()
+def games(as_json: Json = False) -> None:
+    """The games this build runs (games.catalog, plus DICESTREAM_GAME_PACKAGES): name, players,
+    versions, whether search bots get a determinizer."""
+    from games.catalog import SPECS
+
+    rows: list[dict[str, Any]] = [
+        {
+            "name": name,
+            "title": spec.title,
+            "players": [spec.rules.min_players, spec.rules.max_players],
+            "rules_version": spec.rules.rules_version,
+            "data_version": spec.rules.data_version,
+            "determinizer": spec.determinize is not None,
+            "package": type(spec.rules).__module__.rpartition(".")[0],
+        }
+        for name, spec in SPECS.items()
+    ]
+    if as_json:
+        errors.emit({"games": rows})
+        return
+    table = Table("name", "title", "players", "rules", "data", "determinizer")
+    for row in rows:
+        low, high = row["players"]
+        table.add_row(
+            str(row["name"]), str(row["title"]), f"{low}-{high}", str(row["rules_version"]),
+            str(row["data_version"]), "yes" if row["determinizer"] else "-",
+        )  # fmt: skip
+    console.print(table)
+
+
+@app.command()
 def screenshots(
     check: Annotated[bool, typer.Option("--check", help="only say whether the committed ones are stale")] = False,
 ) -> None:

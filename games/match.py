@@ -76,7 +76,9 @@ class Match(msgspec.Struct, kw_only=True):
     seats: list[SeatInfo | None] = msgspec.field(default_factory=list)
     game: Any = None
     result: Result | None = None
-    # The game's rules, looked up once at GameCreated (the hot path asks for them per event).
+    # The game's rules, looked up in the catalog once at GameCreated (the hot path asks for them
+    # per event). An offline game binds its rules object before CreateGame instead (any variant of
+    # a game, catalogued or not), and a rules object bound under the created game's name is kept.
     rules_impl: Any = None
     # When GameCreated was recorded (epoch ms): set by readers from its envelope (the read models
     # list games newest first); the rules never read it.
@@ -175,7 +177,7 @@ def _seed(match: Match) -> str:
 def _create(match: Match, cmd: lc.CreateGame, req: Request) -> list[msgspec.Struct] | Rejected:
     if match.status != NEW:
         return rejected("GAME-EXISTS", f"game {match.game_id!r} exists")
-    rules = rules_for(cmd.game_type)
+    rules = _bound_or_catalogued(match, cmd.game_type)
     if rules is None:
         return rejected("GAME-UNKNOWN-GAME", f"no game type {cmd.game_type!r}")
     if not rules.min_players <= cmd.num_players <= rules.max_players:
@@ -272,9 +274,18 @@ def _resigned(match: Match, seat: int) -> bool:
     return info is not None and info.resigned
 
 
-def clone(match: Match) -> Match:
+def _bound_or_catalogued(match: Match, game_type: str) -> Rules[Any] | None:
+    bound = match.rules_impl
+    if bound is not None and bound.name == game_type:
+        return bound  # type: ignore[no-any-return]
+    return rules_for(game_type)
+
+
+def clone(match: Match, keep_game: bool = True) -> Match:
+    """An independent copy; with keep_game=False its `game` is left shared, for a caller that
+    replaces it (a determinization) and so need not pay for a copy."""
     copy = msgspec.structs.replace(match, seats=[msgspec.structs.replace(s) if s else None for s in match.seats])
-    if match.game is not None:
+    if keep_game and match.game is not None:
         copy.game = match.rules.clone(match.game)
     return copy
 
@@ -296,7 +307,7 @@ def evolve(match: Match, event: msgspec.Struct) -> Match:
         match.seed_commitment = event.seed_commitment
         match.move_timeout_s = event.move_timeout_s
         match.seats = [None] * event.num_players
-        match.rules_impl = rules_for(event.game_type)
+        match.rules_impl = _bound_or_catalogued(match, event.game_type)
     elif isinstance(event, lc.SeatJoined):
         match.seats[event.seat] = SeatInfo(
             name=event.name, kind=event.kind, token_hash=event.token_hash, reply_client=event.reply_client

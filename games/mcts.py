@@ -81,8 +81,9 @@ class MCTSBot:
     rollout_policy: a Bot for rollouts, given `rollout_sample` sampled legal actions (None: random).
     widen_k, widen_alpha: a node visited n times may hold ceil(widen_k * (n + 1) ** widen_alpha) children.
 
-    Games whose state holds secrets must register a determinize hook (games.offline.DETERMINIZERS);
-    without one a resampled clone only reseeds the future, and the bot would search the true state.
+    Games whose state holds secrets declare a determinize hook in their spec (games.spec.GameSpec,
+    checked for every game by tests/games/test_every_game.py); without one a resampled clone only
+    reseeds the future, and the bot would search the true state.
     """
 
     def __init__(

@@ -1,11 +1,12 @@
 """An OpenSpiel-like offline API over any `Rules`: step a game in memory, clone it, search it.
 
-The loop is like the referee's (see `games.play.play_game`) but not the same: it has no lifecycle
-events, so its set-up is decided with `Rng.for_version(seed, 0)` and the command that writes
-events after its own version `v` with `Rng.for_version(seed, v)`, where the referee numbers
-versions with the lifecycle events counted (docs/fairness.md, "Which version"). An `OfflineGame`
-built from a referee's seed therefore does NOT reproduce the referee's set-up or rolls; making both
-step one lifecycle aggregate is open work (the game-kit issue).
+One game loop: an `OfflineGame` steps the referee's own aggregate (`games.match`), lifecycle
+included (CreateGame, a JoinSeat per seat, StartGame), with the referee's RNG numbering (the
+command judged at version v draws from `Rng.for_version(seed, v)`, docs/fairness.md). So an offline
+game built from a referee's seed, given the seats its joins recorded and fed its commands,
+writes the referee's log event for event, byte for byte once encoded (tests/games/
+test_one_loop.py): default actions for resigned seats, the end of the game and the revealed seed
+included.
 
 Hidden information and search. Two things a real player does not know:
 
@@ -14,60 +15,54 @@ Hidden information and search. Two things a real player does not know:
 
 `clone(resample=True, rng_seed=...)` removes both from a copy: it replaces the seed used for
 FUTURE randomness (so later rolls are a sample, not the truth) and runs the game's `determinize`
-hook, which re-deals the unseen parts of the state consistently with what is public. A search bot
-that only ever looks at resampled clones therefore never reads the true future (a "determinization").
+hook (declared in its spec), which re-deals the unseen parts of the state consistently with what
+is public. A search bot that only ever looks at resampled clones therefore never reads the true
+future (a "determinization").
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
 import msgspec
 
+from contracts import lifecycle as lc
+from games import match as m
 from games.base import Rejected, Rules
 from games.bots import Bot
+from games.catalog import spec_for
 from games.rng import Rng
+from games.spec import Determinizer
 
 Command = msgspec.Struct
-# (state, rng) -> a NEW state: the secrets of `state` re-dealt from `rng`; the input is not mutated.
-Determinizer = Callable[[Any, Rng], Any]
 
-# rules.name -> "module:function" of that game's determinize hook. Resolved lazily so this module
-# stays game-agnostic (importing it does not import any game). A rules object may instead carry a
-# `determinize(state, rng)` method, which wins over this table.
-DETERMINIZERS: dict[str, str] = {
-    "sentient": "games.sentient.determinize:determinize",
-}
-
-_resolved: dict[str, Determinizer] = {}
+# Hooks for rules no spec declares (e.g. a test's variant of a game), by game name.
+_registered: dict[str, Determinizer] = {}
 
 
-def register_determinizer(game_name: str, target: str | Determinizer) -> None:
-    """Register a hook for a game: a callable, or a "module:function" path imported on first use."""
-    if callable(target):
-        _resolved[game_name] = target
-    else:
-        DETERMINIZERS[game_name] = target
-        _resolved.pop(game_name, None)
+def register_determinizer(game_name: str, hook: Determinizer) -> None:
+    """Use `hook` for rules named `game_name` (a spec's own hook is used otherwise)."""
+    _registered[game_name] = hook
 
 
 def determinizer_for(rules: Rules[Any]) -> Determinizer | None:
     """The game's hook, or None when the game keeps no secrets in its state."""
-    method = getattr(rules, "determinize", None)
-    if callable(method):
-        return cast(Determinizer, method)
-    hook = _resolved.get(rules.name)
+    hook = _registered.get(rules.name)
     if hook is not None:
         return hook
-    target = DETERMINIZERS.get(rules.name)
-    if target is None:
-        return None
-    module_name, _, attr = target.partition(":")
-    hook = cast(Determinizer, getattr(importlib.import_module(module_name), attr))
-    _resolved[rules.name] = hook
-    return hook
+    spec = spec_for(rules.name)
+    return spec.determinize if spec is not None and spec.rules is rules else None
+
+
+class Seat(msgspec.Struct, frozen=True, kw_only=True):
+    """Who sits at a seat, as its JoinSeat records it. Offline the token hash only has to be
+    unique; to reproduce a referee's log, give the hashes and reply clients its log holds."""
+
+    name: str
+    kind: str = "bot"
+    token_hash: str | None = None
+    reply_client: str | None = None
 
 
 class IllegalAction(ValueError):
@@ -83,41 +78,56 @@ class IllegalAction(ValueError):
 class OfflineGame:
     """One game in memory. Build it with `new_game`; `state` is the TRUE state (secrets included)."""
 
-    __slots__ = ("_determinize", "events", "history", "num_players", "rules", "seed", "state", "version")
+    __slots__ = ("_determinize", "events", "history", "match")
 
     def __init__(
         self,
-        rules: Rules[Any],
-        state: Any,
+        match: m.Match,
         *,
-        seed: str,
-        version: int,
-        num_players: int,
         history: list[tuple[int, Command]] | None = None,
         events: list[msgspec.Struct] | None = None,
         determinize: Determinizer | None = None,
     ) -> None:
-        self.rules = rules
-        self.state = state
-        self.seed = seed
-        # Number of events folded so far: the log version the referee would be at.
-        self.version = version
-        self.num_players = num_players
+        # The referee's aggregate: lifecycle (seats, status, seed, version) around the game's state.
+        self.match = match
         self.history: list[tuple[int, Command]] = history if history is not None else []
-        # Every event folded, secrets included (what the referee's log holds); None: not recorded,
-        # which search clones use because they never read it and copying it costs.
+        # Every event folded, lifecycle and secrets included (what the referee's log holds); None:
+        # not recorded, which search clones use because they never read it and copying it costs.
         self.events = events
         self._determinize = determinize
+
+    @property
+    def rules(self) -> Rules[Any]:
+        return self.match.rules
+
+    @property
+    def state(self) -> Any:
+        """The game's own state (the rules' `S`)."""
+        return self.match.game
+
+    @property
+    def seed(self) -> str:
+        assert self.match.seed is not None
+        return self.match.seed
+
+    @property
+    def version(self) -> int:
+        """Events folded so far, lifecycle included: the version the referee's log would be at."""
+        return self.match.version
+
+    @property
+    def num_players(self) -> int:
+        return self.match.num_players
 
     # ---- queries ------------------------------------------------------------------------
 
     def current_player(self) -> int | None:
         """The first seat the game waits for (None once terminal)."""
-        waiting = self.rules.to_act(self.state)
+        waiting = m.to_act(self.match)
         return waiting[0] if waiting else None
 
     def to_act(self) -> list[int]:
-        return self.rules.to_act(self.state)
+        return m.to_act(self.match)
 
     def legal_actions(self, seat: int | None = None) -> list[Command]:
         """Commands `seat` (default: the current player) may send now; [] when it is not waited on."""
@@ -128,7 +138,7 @@ class OfflineGame:
         return self.rules.legal_actions(self.state, seat)
 
     def is_terminal(self) -> bool:
-        return self.rules.is_over(self.state)
+        return self.match.status != m.RUNNING
 
     def scores(self) -> list[int]:
         """Raw per-seat scores from `rules.result` (before the end: whatever the game reports then)."""
@@ -141,11 +151,11 @@ class OfflineGame:
         end every seat gets 0.0, as in OpenSpiel: nothing has been won yet.
         """
         out = [0.0] * self.num_players
-        if not self.is_terminal():
+        result = self.match.result
+        if result is None:
             return out
-        winners = self.rules.result(self.state).winners
-        for seat in winners:
-            out[seat] = 1.0 / len(winners)
+        for seat in result.winners:
+            out[seat] = 1.0 / len(result.winners)
         return out
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -154,26 +164,30 @@ class OfflineGame:
     # ---- stepping -----------------------------------------------------------------------
 
     def apply(self, action: Command, seat: int | None = None) -> None:
-        """Decide `action` for `seat` (default: the current player) and fold its events.
+        """Decide `action` for `seat` (default: the current player) and fold its events, as the
+        referee would: then the default actions of resigned seats, and the end of the game.
+        `action` may also be `lifecycle.Resign()`.
 
-        Raises `IllegalAction` (with the `Rejected`) if the rules refuse it; the game is unchanged then.
+        Raises `IllegalAction` (with the `Rejected`) if refused; the game is unchanged then.
         """
         if seat is None:
             seat = self.current_player()
             if seat is None:
                 over = Rejected(rule="OFFLINE-OVER", text="The game is over.", detail="no seat to act")
                 raise IllegalAction(-1, action, over)
-        out = self.rules.decide(self.state, seat, action, Rng.for_version(self.seed, self.version))
-        if isinstance(out, Rejected):
-            raise IllegalAction(seat, action, out)
+        joined = self.match.seats[seat] if 0 <= seat < len(self.match.seats) else None
+        token_hash = joined.token_hash if joined is not None else None
+        self.submit(m.Request(payload=action, seat=seat, token_hash=token_hash), seat)
         self.history.append((seat, action))
-        state = self.state
-        for ev in out:
-            state = self.rules.evolve(state, ev)
-        self.state = state
-        self.version += len(out)
+
+    def submit(self, request: m.Request, seat: int = -1) -> list[msgspec.Struct]:
+        """Judge one request as the referee does (`games.match.decide`) and fold what it writes."""
+        out = m.decide(self.match, request, apply=True)
+        if isinstance(out, Rejected):
+            raise IllegalAction(seat, request.payload, out)
         if self.events is not None:
             self.events.extend(out)
+        return out
 
     # ---- copies -------------------------------------------------------------------------
 
@@ -188,23 +202,17 @@ class OfflineGame:
         if resample:
             if rng_seed is None:
                 raise ValueError("resample=True needs an rng_seed for the sampled future")
+            match = m.clone(self.match, keep_game=self._determinize is None)
             if self._determinize is not None:
                 # Versioned like the referee's streams, under a prefix no decide stream uses.
-                state = self._determinize(self.state, Rng.for_version(f"determinize:{rng_seed}", self.version))
-            else:
-                state = self.rules.clone(self.state)
-            seed = rng_seed
+                match.game = self._determinize(self.state, Rng.for_version(f"determinize:{rng_seed}", self.version))
+            match.seed = rng_seed
         else:
             if rng_seed is not None:
                 raise ValueError("rng_seed is only used with resample=True; see with_seed")
-            state = self.rules.clone(self.state)
-            seed = self.seed
+            match = m.clone(self.match)
         return OfflineGame(
-            self.rules,
-            state,
-            seed=seed,
-            version=self.version,
-            num_players=self.num_players,
+            match,
             history=list(self.history),
             events=list(self.events) if keep_events and self.events is not None else None,
             determinize=self._determinize,
@@ -213,7 +221,7 @@ class OfflineGame:
     def with_seed(self, seed: str) -> OfflineGame:
         """A copy whose future randomness comes from `seed`; the state (secrets included) is kept."""
         copy = self.clone()
-        copy.seed = seed
+        copy.match.seed = seed
         return copy
 
     @property
@@ -221,21 +229,36 @@ class OfflineGame:
         return self._determinize is not None
 
 
-def new_game(rules: Rules[Any], num_players: int, seed: str, *, record_events: bool = True) -> OfflineGame:
-    """A game after set-up, exactly as the referee sets it up from `seed`."""
-    state = rules.initial_state(num_players)
-    setup = rules.setup(num_players, Rng.for_version(seed, 0))
-    for ev in setup:
-        state = rules.evolve(state, ev)
-    return OfflineGame(
-        rules,
-        state,
-        seed=seed,
-        version=len(setup),
-        num_players=num_players,
-        events=list(setup) if record_events else None,
+def new_game(
+    rules: Rules[Any],
+    num_players: int,
+    seed: str,
+    *,
+    seats: Sequence[Seat] | None = None,
+    game_id: str = "offline",
+    move_timeout_s: float | None = None,
+    record_events: bool = True,
+) -> OfflineGame:
+    """A game after set-up, exactly as the referee sets it up from `seed`: created, every seat
+    joined (`seats`, default "seat-0", ...), started by seat 0."""
+    if seats is not None and len(seats) != num_players:
+        raise ValueError(f"{len(seats)} seats for {num_players} players")
+    game = OfflineGame(
+        m.Match(game_id=game_id, rules_impl=rules),
+        events=[] if record_events else None,
         determinize=determinizer_for(rules),
     )
+    create = lc.CreateGame(game_type=rules.name, num_players=num_players, move_timeout_s=move_timeout_s)
+    game.submit(m.Request(payload=create, new_seed=seed))
+    for i in range(num_players):
+        sitter = seats[i] if seats is not None else Seat(name=f"seat-{i}")
+        join = lc.JoinSeat(seat=i, name=sitter.name, kind=sitter.kind)
+        token_hash = sitter.token_hash if sitter.token_hash is not None else f"offline:{i}"
+        game.submit(m.Request(payload=join, seat=i, new_token_hash=token_hash, reply_client=sitter.reply_client), i)
+    first = game.match.seats[0]
+    assert first is not None
+    game.submit(m.Request(payload=lc.StartGame(), seat=0, token_hash=first.token_hash), 0)
+    return game
 
 
 class SearchBot(Protocol):

@@ -1,4 +1,4 @@
-"""Drive one game between bots with no referee: the loop the referee runs, minus I/O."""
+"""Drive one game between bots with no referee: the referee's aggregate and loop, minus I/O."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 
-from games.base import Rejected, Result, Rules
+from games.base import Result, Rules
 from games.bots import Bot
-from games.rng import Rng
+from games.offline import IllegalAction, new_game
 
 
 class IllegalMove(AssertionError):
@@ -18,6 +18,7 @@ class IllegalMove(AssertionError):
 
 class Played(msgspec.Struct, kw_only=True):
     result: Result
+    # Every event of the game, lifecycle included (what the referee's log holds), when kept.
     events: list[msgspec.Struct]
     state: Any
     commands: int
@@ -25,32 +26,19 @@ class Played(msgspec.Struct, kw_only=True):
 
 def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: int, keep_events: bool = False) -> Played:
     """Play to the end; bots[i] sits at seat i. Raises IllegalMove on any refused command."""
-    state = rules.initial_state(num_players)
-    events: list[msgspec.Struct] = []
-    version = 0
-    for ev in rules.setup(num_players, Rng.for_version(seed, version)):
-        state = rules.evolve(state, ev)
-        version += 1
-        if keep_events:
-            events.append(ev)
-    commands = 0
-    while not rules.is_over(state):
-        waiting = rules.to_act(state)
-        if not waiting:
+    game = new_game(rules, num_players, seed, record_events=keep_events)
+    while not game.is_terminal():
+        seat = game.current_player()
+        if seat is None:
             raise RuntimeError("game not over but nobody to act")
-        seat = waiting[0]
-        legal = rules.legal_actions(state, seat)
-        cmd = bots[seat].choose(rules.view(state, seat), legal, seat)
-        out = rules.decide(state, seat, cmd, Rng.for_version(seed, version))
-        if isinstance(out, Rejected):
-            raise IllegalMove(f"seat {seat} played {cmd!r}: {out.rule} {out.detail}")
-        commands += 1
-        for ev in out:
-            state = rules.evolve(state, ev)
-            version += 1
-            if keep_events:
-                events.append(ev)
-    return Played(result=rules.result(state), events=events, state=state, commands=commands)
+        cmd = bots[seat].choose(game.view(seat), game.legal_actions(seat), seat)
+        try:
+            game.apply(cmd, seat)
+        except IllegalAction as err:
+            raise IllegalMove(str(err)) from err
+    result = game.match.result  # what GameEnded recorded: rules.result, asked once
+    assert result is not None
+    return Played(result=result, events=game.events or [], state=game.state, commands=len(game.history))
 
 
 class Standing(msgspec.Struct, kw_only=True):

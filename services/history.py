@@ -18,12 +18,12 @@ from contracts.envelope import EventEnvelope
 from contracts.export import EventLine, ExportHeader, ExportLine, OutcomeLine
 from contracts.outcome import ACCEPTED, CommandOutcome
 from contracts.registry import command_type, event_type, type_name
+from contracts.rejection import rejection_envelope
 from contracts.upcast import outcome as upcast_outcome
 from games import match as m
 from games.base import Rejected
 from games.catalog import rules_for
 from services.eventstore.base import AppendRequest, EventStore
-from services.referee.engine import rejection_envelope
 
 
 class History(msgspec.Struct, kw_only=True):

@@ -166,6 +166,7 @@ def _blueprints_replaced(d: MechanicaData, s: MechanicaState, e: c.BlueprintsRep
     for pile, top in zip(s.piles, e.face_up, strict=True):
         pile.append(pile.pop(0))
         pile[0] = top
+    s.piles_turned += 1
     s.sideways = False
 
 

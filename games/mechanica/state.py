@@ -40,6 +40,9 @@ class MechanicaState(msgspec.Struct, kw_only=True):
     # Blueprint piles, top (face-up) card first. Trucks and forks have no supply to track: they
     # can always be bought (MEC-R2).
     piles: list[list[str]] = msgspec.field(default_factory=list)
+    # How many times the blueprints were replaced: after t times, the t+1 cards nearest the top of
+    # each pile (the face-up one and the t at its bottom) have been seen; the rest are secret.
+    piles_turned: int = 0
     sideways: bool = False
     # Recycled and demolished improvements: out of the game.
     discard: list[str] = msgspec.field(default_factory=list)
@@ -89,6 +92,7 @@ def clone(s: MechanicaState) -> MechanicaState:
         extras=s.extras[:],
         shop=s.shop[:],
         piles=[p[:] for p in s.piles],
+        piles_turned=s.piles_turned,
         sideways=s.sideways,
         discard=s.discard[:],
         workday=s.workday,

@@ -16,7 +16,7 @@ from litestar import Request, Response, get, post
 from litestar.params import FromPath, FromQuery, QueryParameter
 
 from contracts import codec
-from games.catalog import GAMES
+from games.catalog import GAMES, SPECS
 from services import history
 from services.gateway import replaying
 from services.gateway.auth import game_id_or_404, no_such_game
@@ -26,7 +26,6 @@ from services.gateway.problems import Problem
 from services.gateway.responses import AuditReport, Catalog, CatalogEntry, Fairness, GameFile, StatePage
 
 STATIC = Path(__file__).parent / "static"
-NAMES = {"sentient": "Sentient", "prosperity": "Prosperity", "mechanica": "Mechanica", "artifacts": "Artifacts, Inc."}
 # The page's own documents: served as they are, with a policy that lets them load nothing but
 # this gateway's assets and talk to nothing but this gateway.
 PAGE_HEADERS = {
@@ -63,7 +62,7 @@ def entry(title: str) -> CatalogEntry:
     rules = GAMES[title]
     return CatalogEntry(
         title=title,
-        name=NAMES.get(title, title),
+        name=SPECS[title].title,
         min_players=rules.min_players,
         max_players=rules.max_players,
         rules_version=rules.rules_version,

@@ -14,6 +14,7 @@ import msgspec
 
 from contracts import codec
 from contracts.outcome import ACCEPTED
+from contracts.rejection import rejection_envelope
 from games import match as m
 from games.catalog import GAMES
 from services import history
@@ -30,7 +31,6 @@ from services.gateway.responses import (
 )
 from services.gateway.rules import rule
 from services.readmodel import public_state, summary
-from services.referee.engine import rejection_envelope
 
 MAX_STATES = 200
 _dict = msgspec.json.Decoder(dict[str, Any])

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
-
 from games import match as m
-from games.catalog import GAMES
+from games.catalog import SPECS
 from services.gateway.responses import RuleText
 
 
@@ -13,10 +11,8 @@ def _index() -> dict[str, RuleText]:
     out = {
         rule: RuleText(id=rule, text=text, doc="docs/rules/lifecycle.md") for rule, text in m.LIFECYCLE_RULES.items()
     }
-    for name in GAMES:
-        module = importlib.import_module(f"games.{name}.rule_ids")
-        texts: dict[str, str] = getattr(module, "RULES_TEXT", {})
-        out.update({rule: RuleText(id=rule, text=text, doc=f"docs/rules/{name}.md") for rule, text in texts.items()})
+    for spec in SPECS.values():
+        out.update({rule: RuleText(id=rule, text=text, doc=spec.rules_doc) for rule, text in spec.rule_texts.items()})
     return out
 
 

@@ -33,6 +33,7 @@ from contracts.bus import BusNotice
 from contracts.envelope import CommandEnvelope, EventEnvelope, event_id
 from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, Reply, digest
 from contracts.registry import type_name
+from contracts.rejection import rejection_envelope
 from contracts.upcast import outcome as upcast_outcome
 from games import match as m
 from games.base import Rejected
@@ -82,34 +83,6 @@ class _EncodedReply(msgspec.Struct, frozen=True, kw_only=True):
 
     outcome: msgspec.Raw
     token: str | None = None
-
-
-def rejection_envelope(o: CommandOutcome) -> EventEnvelope:
-    """The public CommandRejected of a refused command, from its outcome alone (so an imported
-    history rebuilds the same public stream)."""
-    rejection = lc.CommandRejected(
-        command_id=o.command_id,
-        command_type=o.command_type,
-        seat=o.seat,
-        rule=o.rule or "",
-        text=o.text or "",
-        detail=o.detail or "",
-        authenticated=o.authenticated,
-        expected_version=o.expected_version,
-        correlation_id=o.correlation_id,
-        payload_digest=o.payload_digest or digest(bytes(o.payload)),
-    )
-    return EventEnvelope(
-        type=type_name(rejection),
-        game_id=o.game_id,
-        version=o.judged_at_version,
-        event_id=f"{o.game_id}:{o.judged_at_version}:rejected:{o.command_id}",
-        command_id=o.command_id,
-        correlation_id=o.correlation_id or o.command_id,
-        causation_id=o.command_id,
-        recorded_at_ms=o.received_at_ms,
-        payload=msgspec.Raw(codec.encode(rejection)),
-    )
 
 
 class Referee:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from contracts.sentient import Acquire, Pass
+from games import match as m
 from games.base import Result
 from games.bots import Bot, RandomBot
 from games.offline import IllegalAction, OfflineGame, determinizer_for, new_game, play
@@ -16,6 +17,7 @@ from games.rng import Rng
 from games.sentient import RULES
 from games.sentient.bots import GreedyBot
 from games.sentient.determinize import determinize, unseen_cards
+from games.sentient.spec import SPEC
 
 
 def _bots(seed: int, n: int) -> list[Bot]:
@@ -129,7 +131,7 @@ def test_determinize_keeps_the_public_table_and_redeals_the_deck() -> None:
     game = _mid_game("off-det", 7)
     true_deck = list(game.state.deck)
     assert len(true_deck) > 1
-    assert determinizer_for(RULES) is determinize
+    assert determinizer_for(RULES) is SPEC.determinize
     sample = game.clone(resample=True, rng_seed="sample-1")
     # Everything public is identical, for the spectator and for every seat.
     for seat in (None, 0, 1):
@@ -157,11 +159,13 @@ def test_determinize_ignores_the_true_order() -> None:
 def test_determinize_rebuilds_a_state_folded_from_public_events() -> None:
     game = _mid_game("off-det-public", 9)
     assert game.events is not None
-    public = RULES.initial_state(2)
+    # The log, lifecycle included, folded as a spectator folds the public stream.
+    seen = m.Match(game_id="public")
     for ev in game.events:
-        shown = RULES.public_event(ev)
+        shown = m.public_event(seen, ev)
         if shown is not None:
-            public = RULES.evolve(public, shown)
+            m.evolve(seen, shown)
+    public = seen.game
     assert "?" in public.deck
     sample = determinize(public, Rng.for_version("public", 0))
     assert "?" not in sample.deck

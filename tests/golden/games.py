@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from games.bots import RandomBot
-from games.catalog import GREEDY
+from games.catalog import GREEDY, SPECS
 from services.history import History, export_lines
 from services.selfplay import record_game
 
@@ -24,12 +24,10 @@ def greedy_then_random(game_type: str, players: int) -> Callable[[], list[Any]]:
     return lambda: [GREEDY[game_type](), *(RandomBot(seat) for seat in range(1, players))]
 
 
+# file name: (game type, bots factory, seed); one per registered game, at its spec's player count.
 GOLDEN: dict[str, tuple[str, Any, str]] = {
-    # file name: (game type, bots factory, seed)
-    "sentient-3p.jsonl": ("sentient", greedy_then_random("sentient", 3), "golden-sentient-1"),
-    "mechanica-2p.jsonl": ("mechanica", greedy_then_random("mechanica", 2), "golden-mechanica-1"),
-    "prosperity-3p.jsonl": ("prosperity", greedy_then_random("prosperity", 3), "golden-prosperity-1"),
-    "artifacts-3p.jsonl": ("artifacts", greedy_then_random("artifacts", 3), "golden-artifacts-1"),
+    f"{name}-{spec.golden_players}p.jsonl": (name, greedy_then_random(name, spec.golden_players), f"golden-{name}-1")
+    for name, spec in SPECS.items()
 }
 
 

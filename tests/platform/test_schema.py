@@ -26,7 +26,7 @@ from contracts.schema import documents, render
 from dicestream.runtime import SERVICES
 from games import match as m
 from games.bots import RandomBot
-from games.catalog import GAMES, GREEDY
+from games.catalog import GAMES, GREEDY, SPECS
 from services import archive
 from services import history as h
 from services.eventstore.keys import Keys
@@ -61,7 +61,7 @@ SCENARIOS: dict[str, list[Scenario]] = {
         Scenario(game, players, f"schema-{game}-1"),
         Scenario(game, players, f"schema-{game}-2", force_at=3, resign_at=12),
     ]
-    for game, players in {"sentient": 3, "artifacts": 3, "mechanica": 2, "prosperity": 3}.items()
+    for game, players in ((name, spec.golden_players) for name, spec in SPECS.items())
 }
 
 

@@ -1,0 +1,23 @@
+"""Artifacts, Inc. as the platform sees it: the one declaration `games.catalog` reads (docs/adding-a-game.md)."""
+
+from __future__ import annotations
+
+from contracts import artifacts as wire
+from games.artifacts import RULES
+from games.artifacts.bots import GreedyBot
+from games.artifacts.determinize import determinize
+from games.artifacts.rule_ids import RULES_TEXT, rule_text
+from games.spec import GameSpec
+
+SPEC = GameSpec(
+    rules=RULES,
+    title="Artifacts, Inc.",
+    contracts=wire,
+    greedy=lambda: GreedyBot(RULES.data),
+    determinize=determinize,
+    rules_doc="docs/rules/artifacts.md",
+    # With the data's values in place of the placeholders, as refusals cite them.
+    rule_texts={rule: rule_text(rule, RULES.data) for rule in RULES_TEXT},
+    golden_players=3,
+    data_files=("data/artifacts.toml",),
+)

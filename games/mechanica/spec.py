@@ -1,0 +1,22 @@
+"""Mechanica as the platform sees it: the one declaration `games.catalog` reads (docs/adding-a-game.md)."""
+
+from __future__ import annotations
+
+from contracts import mechanica as wire
+from games.mechanica import RULES
+from games.mechanica.bots import GreedyBot
+from games.mechanica.determinize import determinize
+from games.mechanica.rule_ids import RULES_TEXT
+from games.spec import GameSpec
+
+SPEC = GameSpec(
+    rules=RULES,
+    title="Mechanica",
+    contracts=wire,
+    greedy=lambda: GreedyBot(RULES.data),
+    determinize=determinize,
+    rules_doc="docs/rules/mechanica.md",
+    rule_texts=RULES_TEXT,
+    golden_players=2,
+    data_files=("data/mechanica.toml",),
+)

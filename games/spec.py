@@ -1,0 +1,79 @@
+"""What one game declares to the platform, once, in its package's `spec.py`.
+
+Everything that used to be listed per game in shared files derives from these declarations: the
+catalog (`games.catalog`), the wire registry (`contracts.registry`), the JSON Schema (`schema/`),
+the golden playthroughs and the every-game tests. docs/adding-a-game.md walks through one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import msgspec
+
+from games.base import Rules
+from games.bots import Bot
+from games.rng import Rng
+
+# (state, rng) -> a NEW state: the secrets of `state` re-dealt from `rng`; the input is not mutated.
+Determinizer = Callable[[Any, Rng], Any]
+
+
+class GameSpecError(RuntimeError):
+    """A game package's declaration is incomplete or contradicts itself (raised at start-up)."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    rules: Rules[Any]
+    # The name people read (the web page, the CLI's tables): "Artifacts, Inc.".
+    title: str
+    # The module holding the game's wire types: `COMMANDS` and `EVENTS`, tuples of msgspec structs.
+    # Their wire names are `<rules.name>.<ClassName>`.
+    contracts: ModuleType
+    # The game's greedy reference bot (games.bots.RandomBot plays every game).
+    greedy: Callable[[], Bot]
+    # Required when `rules.public_event` hides anything: search bots only ever see states it made.
+    determinize: Determinizer | None
+    # The rules document (every rule id the game returns is explained there), relative to the
+    # repository root, or to the game package for a game that lives outside this repository.
+    rules_doc: str
+    # The player count of its golden playthrough (tests/golden/<name>-<n>p.jsonl) and of the
+    # every-game tests that play one count.
+    golden_players: int
+    # Every rule id a refusal of the game can cite -> its text (the game's rule_ids module).
+    rule_texts: Mapping[str, str] = field(default_factory=dict)
+    # Data files the rules read, relative to the package (shipped by pyproject's package-data rule).
+    data_files: Sequence[str] = field(default_factory=tuple)
+
+    @property
+    def name(self) -> str:
+        return self.rules.name
+
+    def wire_types(self) -> tuple[tuple[type[msgspec.Struct], ...], tuple[type[msgspec.Struct], ...]]:
+        return tuple(self.contracts.COMMANDS), tuple(self.contracts.EVENTS)
+
+    def check(self) -> None:
+        """Refuse a declaration the platform could not serve, naming what is wrong."""
+        name = self.rules.name
+        if not name.isidentifier() or not name.islower():
+            raise GameSpecError(f"game name {name!r} must be a lower-case identifier (it prefixes wire names)")
+        commands, events = self.wire_types()
+        for label, declared, ruled in (
+            ("command", commands, self.rules.command_types),
+            ("event", events, self.rules.event_types),
+        ):
+            missing = [t.__name__ for t in ruled if t not in declared]
+            if missing:
+                raise GameSpecError(
+                    f"{name}: {label} types {missing} are used by the rules but not listed in "
+                    f"{self.contracts.__name__}.{label.upper()}S, so they have no wire name"
+                )
+            names = [t.__name__ for t in declared]
+            if len(set(names)) != len(names):
+                raise GameSpecError(f"{name}: two {label} types share a class name in {self.contracts.__name__}")
+        if not self.rules.min_players <= self.golden_players <= self.rules.max_players:
+            raise GameSpecError(f"{name}: golden_players {self.golden_players} is outside the game's player range")

@@ -1,0 +1,166 @@
+"""What every registered game must do, iterated over the catalog: a new game gets these tests by
+declaring its spec (docs/adding-a-game.md), with no edit here.
+
+Random legal games reach the end at every player count; every event has a wire name and survives
+the wire; replaying the log rebuilds the live state; the public stream rebuilds every view; a
+refusal changes nothing; and a game that hides anything has a determinizer whose samples keep
+every view and re-deal only what is hidden.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from contracts import codec
+from contracts.registry import event_type, type_name
+from games import match as m
+from games.base import Rejected
+from games.bots import RandomBot
+from games.catalog import SPECS
+from games.offline import OfflineGame, new_game, play
+from games.rng import Rng
+from games.spec import GameSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = sorted(SPECS)
+
+
+def _played(spec: GameSpec, players: int, seed: str) -> OfflineGame:
+    return play(new_game(spec.rules, players, seed), [RandomBot(f"{seed}-{s}") for s in range(players)])
+
+
+def _mid_game(spec: GameSpec, seed: str, fraction: float = 0.4) -> OfflineGame:
+    """A game stopped part-way: the moves of a finished random game, replayed up to `fraction`."""
+    players = spec.golden_players
+    full = _played(spec, players, seed)
+    game = new_game(spec.rules, players, seed)
+    for seat, cmd in full.history[: max(1, int(len(full.history) * fraction))]:
+        game.apply(cmd, seat)
+    return game
+
+
+def _views(game: OfflineGame) -> list[object]:
+    return [game.view(seat) for seat in (None, *range(game.num_players))]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_random_games_end_at_every_player_count(name: str) -> None:
+    spec = SPECS[name]
+    for players in range(spec.rules.min_players, spec.rules.max_players + 1):
+        for i in range(2):
+            game = _played(spec, players, f"every-{name}-{players}-{i}")
+            assert game.is_terminal() and game.current_player() is None
+            assert game.match.result is not None
+            assert set(game.match.result.winners) <= set(range(players)) and game.match.result.winners
+            assert sum(game.returns()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_event_has_a_wire_name_and_survives_the_wire(name: str) -> None:
+    game = _played(SPECS[name], SPECS[name].golden_players, f"wire-{name}")
+    assert game.events is not None
+    for event in game.events:
+        wire = type_name(event)
+        assert event_type(wire) is type(event)
+        data = codec.encode(event)
+        assert msgspec.json.decode(data, type=type(event)) == event
+        shown = m.public_event(game.match, event)
+        if shown is not None:
+            assert type(shown) is type(event)
+            assert msgspec.json.decode(codec.encode(shown), type=type(event)) == shown
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_replaying_the_log_rebuilds_the_live_state(name: str) -> None:
+    game = _mid_game(SPECS[name], f"replay-{name}")
+    assert game.events is not None
+    rebuilt = m.Match(game_id=game.match.game_id)
+    for event in game.events:
+        m.evolve(rebuilt, msgspec.json.decode(codec.encode(event), type=type(event)))
+    assert rebuilt.version == game.version
+    assert rebuilt.game == game.state
+    assert [rebuilt.rules.view(rebuilt.game, s) for s in (None, *range(game.num_players))] == _views(game)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_public_stream_rebuilds_every_view(name: str) -> None:
+    for fraction in (0.0, 0.4, 1.0):
+        game = _mid_game(SPECS[name], f"public-{name}", fraction)
+        assert game.events is not None
+        seen = m.Match(game_id=game.match.game_id)
+        for event in game.events:
+            shown = m.public_event(game.match, event)
+            if shown is not None:
+                m.evolve(seen, shown)
+        assert [seen.rules.view(seen.game, s) for s in (None, *range(game.num_players))] == _views(game)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_refusal_changes_nothing(name: str) -> None:
+    spec = SPECS[name]
+    game = _mid_game(spec, f"refusal-{name}")
+    seat = game.current_player()
+    assert seat is not None
+    before = (game.rules.clone(game.state), game.version, _views(game))
+    others = [s for s in range(game.num_players) if s not in game.to_act()]
+    for action in game.legal_actions(seat)[:5]:
+        for other in others:
+            out = spec.rules.decide(game.state, other, action, Rng.for_version(game.seed, game.version))
+            assert isinstance(out, Rejected) and out.text
+            assert spec.rule_texts.get(out.rule) == out.text, f"{out.rule} is not in the spec's rule_texts"
+    assert (game.state, game.version, _views(game)) == before
+
+
+def _hides_something(game: OfflineGame) -> bool:
+    assert game.events is not None
+    return any(m.public_event(game.match, e) != e for e in game.events if type(e).__module__ != "contracts.lifecycle")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_game_that_hides_anything_declares_a_determinizer(name: str) -> None:
+    spec = SPECS[name]
+    game = _played(spec, spec.golden_players, f"hides-{name}")
+    if _hides_something(game):
+        assert spec.determinize is not None, f"{name}: public_event hides something, so search needs a determinizer"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_determinization_keeps_every_view_and_redeals_only_the_hidden(name: str) -> None:
+    spec = SPECS[name]
+    if spec.determinize is None:
+        pytest.skip(f"{name} keeps no secrets in its state")
+    for fraction in (0.0, 0.3, 0.6):
+        game = _mid_game(spec, f"det-{name}", fraction)
+        truth = (game.rules.clone(game.state), _views(game))
+        samples = [game.clone(resample=True, rng_seed=f"s{i}") for i in range(4)]
+        for sample in samples:
+            assert _views(sample) == truth[1]
+            assert sample.to_act() == game.to_act()
+            for seat in game.to_act():
+                assert sample.legal_actions(seat) == game.legal_actions(seat)
+        # What is hidden is re-dealt: some sample differs from the truth ...
+        assert any(sample.state != game.state for sample in samples), f"{name}: no sample differs at {fraction}"
+        # ... and a sample is a function of public facts and its rng alone: re-determinizing a
+        # sample (same public facts, another hidden order) gives what the truth gives.
+        rng = "again"
+        assert spec.determinize(samples[0].state, Rng.for_version(rng, 1)) == spec.determinize(
+            game.state, Rng.for_version(rng, 1)
+        )
+        # The truth is untouched, and a sample plays on to the end.
+        assert (game.state, _views(game)) == truth
+        play(samples[1], [RandomBot(s) for s in range(game.num_players)])
+        assert samples[1].is_terminal()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_spec_names_files_that_exist(name: str) -> None:
+    spec = SPECS[name]
+    package = Path(inspect.getfile(type(spec.rules))).parent
+    for data in spec.data_files:
+        assert (package / data).is_file(), f"{name}: no data file {data} in {package}"
+    # In this repository, or beside a game package that lives elsewhere.
+    assert (ROOT / spec.rules_doc).is_file() or (package / spec.rules_doc).is_file(), spec.rules_doc
