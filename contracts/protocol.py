@@ -19,6 +19,8 @@ class TurnRequest(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
     seat: int
     # Send it back as the command's expected_version: a stale answer is refused (GAME-STALE).
     version: int
+    # What this seat sees: the game's view, tagged by `game` (schema/views/<game>.json; the
+    # TurnRequest of one game with its view typed: schema/protocol/turn-request.<game>.json).
     view: dict[str, Any]
     legal_actions: list[Action]
     # Epoch milliseconds after which the referee plays the seat's default action; None: no limit.
@@ -50,7 +52,8 @@ class TurnRequestOut(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
     game_id: str
     seat: int
     version: int
-    view: dict[str, Any]
+    # The game's view struct (contracts/views/), which encodes to the JSON object `view` is.
+    view: msgspec.Struct
     legal_actions: list[LegalAction]
     deadline_ms: int | None = None
 

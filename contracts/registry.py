@@ -17,12 +17,21 @@ from contracts import lifecycle
 _COMMANDS: dict[str, type[msgspec.Struct]] = {}
 _EVENTS: dict[str, type[msgspec.Struct]] = {}
 _NAMES: dict[type[msgspec.Struct], str] = {}
+_VIEWS: dict[str, type[msgspec.Struct]] = {}
 _games_loaded = False
 
 
-def register(namespace: str, commands: Sequence[type[msgspec.Struct]], events: Sequence[type[msgspec.Struct]]) -> None:
-    """Give `commands` and `events` the wire names `<namespace>.<ClassName>`; a name taken by
-    another struct is an error (two games would decode each other's messages)."""
+def register(
+    namespace: str,
+    commands: Sequence[type[msgspec.Struct]],
+    events: Sequence[type[msgspec.Struct]],
+    view: type[msgspec.Struct] | None = None,
+) -> None:
+    """Give `commands` and `events` the wire names `<namespace>.<ClassName>`, and `view` the
+    game's view; a name taken by another struct is an error (two games would decode each
+    other's messages)."""
+    if view is not None:
+        _VIEWS[namespace] = view
     for table, classes in ((_COMMANDS, commands), (_EVENTS, events)):
         for cls in classes:
             name = f"{namespace}.{cls.__name__}"
@@ -66,6 +75,12 @@ def event_type(name: str) -> type[msgspec.Struct] | None:
 def command_types() -> dict[str, type[msgspec.Struct]]:
     _load_games()
     return dict(_COMMANDS)
+
+
+def view_types() -> dict[str, type[msgspec.Struct]]:
+    """Game name -> the struct its `view` returns (contracts/views/)."""
+    _load_games()
+    return dict(_VIEWS)
 
 
 def event_types() -> dict[str, type[msgspec.Struct]]:

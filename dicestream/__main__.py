@@ -2,4 +2,5 @@
 
 from dicestream.cli import app
 
-app(prog_name="dicestream")
+if __name__ == "__main__":
+    app(prog_name="dicestream")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -68,8 +68,9 @@ class Rules(Protocol, Generic[S]):
         """What the referee plays for a seat that timed out or resigned (documented per game)."""
         ...
 
-    def view(self, state: S, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see (None: a spectator). Never includes hidden information."""
+    def view(self, state: S, seat: int | None) -> msgspec.Struct:
+        """What `seat` may see (None: a spectator), as the game's view struct (its spec's
+        `view`, in contracts/views/). Never includes hidden information."""
         ...
 
     def public_event(self, event: msgspec.Struct) -> msgspec.Struct | None:

@@ -9,8 +9,9 @@ import msgspec
 
 
 class Bot(Protocol):
-    def choose(self, view: dict[str, Any], legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
-        """One of `legal` (never empty when called) for `seat`, given what `seat` sees."""
+    def choose(self, view: Any, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
+        """One of `legal` (never empty when called) for `seat`, given what `seat` sees: the game's
+        view struct (contracts/views/)."""
         ...
 
 
@@ -20,5 +21,5 @@ class RandomBot:
     def __init__(self, seed: int | str = 0) -> None:
         self._rng = random.Random(seed)
 
-    def choose(self, view: dict[str, Any], legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
+    def choose(self, view: Any, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
         return legal[self._rng.randrange(len(legal))]

@@ -38,7 +38,7 @@ def load_specs(packages: Iterable[str]) -> dict[str, GameSpec]:
         if spec.name in specs:
             raise GameSpecError(f"two game packages declare the game {spec.name!r}")
         commands, events = spec.wire_types()
-        registry.register(spec.name, commands, events)
+        registry.register(spec.name, commands, events, spec.view)
         specs[spec.name] = spec
     return specs
 

@@ -158,7 +158,7 @@ class OfflineGame:
             out[seat] = 1.0 / len(result.winners)
         return out
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: int | None) -> msgspec.Struct:
         return self.rules.view(self.state, seat)
 
     # ---- stepping -----------------------------------------------------------------------

@@ -34,6 +34,9 @@ class GameSpec:
     # The module holding the game's wire types: `COMMANDS` and `EVENTS`, tuples of msgspec structs.
     # Their wire names are `<rules.name>.<ClassName>`.
     contracts: ModuleType
+    # What a seat or spectator sees (what `rules.view` returns): a struct tagged `game` = the
+    # game's name, so a TurnRequest's view decodes as the union of every game's view.
+    view: type[msgspec.Struct]
     # The game's greedy reference bot (games.bots.RandomBot plays every game).
     greedy: Callable[[], Bot]
     # Required when `rules.public_event` hides anything: search bots only ever see states it made.
@@ -75,5 +78,8 @@ class GameSpec:
             names = [t.__name__ for t in declared]
             if len(set(names)) != len(names):
                 raise GameSpecError(f"{name}: two {label} types share a class name in {self.contracts.__name__}")
+        config = self.view.__struct_config__
+        if config.tag_field != "game" or config.tag != name:
+            raise GameSpecError(f"{name}: its view struct {self.view.__name__} must be tagged game={name!r}")
         if not self.rules.min_players <= self.golden_players <= self.rules.max_players:
             raise GameSpecError(f"{name}: golden_players {self.golden_players} is outside the game's player range")

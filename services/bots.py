@@ -9,7 +9,7 @@ import msgspec
 
 from contracts import codec
 from contracts.protocol import Action, GameOver
-from contracts.registry import command_type, type_name
+from contracts.registry import command_type, type_name, view_types
 
 
 class RawAction(msgspec.Struct, frozen=True, kw_only=True):
@@ -26,7 +26,8 @@ class RawTurnRequest(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
     game_id: str
     seat: int
     version: int
-    view: dict[str, Any]
+    # Decoded by the bot into its game's view struct, never into dicts.
+    view: msgspec.Raw
     legal_actions: list[RawAction]
     deadline_ms: int | None = None
 
@@ -50,21 +51,25 @@ def _decoder(name: str) -> msgspec.json.Decoder[Any]:
 
 
 class WireBot:
-    """Adapts a rules-level bot (`choose(view, legal_commands, seat)`) to the wire."""
+    """Adapts a rules-level bot (`choose(view, legal_commands, seat)`, the view being its game's
+    view struct) to the wire."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Any, view_type: type[msgspec.Struct]) -> None:
         self.bot = bot
+        self.view_type = view_type
+        self._view = msgspec.json.Decoder(view_type)
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action], seat: int) -> Action:
+    def choose_action(self, view: dict[str, Any] | msgspec.Struct, legal: list[Action], seat: int) -> Action:
         """The same choice from decoded protocol `Action`s (a client holding dicts)."""
+        typed = view if isinstance(view, msgspec.Struct) else msgspec.convert(view, self.view_type)
         commands = [msgspec.convert(a.payload, _command(a.type)) for a in legal]
-        choice = self.bot.choose(view, commands, seat)
+        choice = self.bot.choose(typed, commands, seat)
         return Action(type=type_name(choice), payload=msgspec.to_builtins(choice))
 
     def choose(self, req: RawTurnRequest) -> tuple[str, bytes]:
         """The chosen command's type and encoded payload."""
         commands = [_decoder(a.type).decode(a.payload) for a in req.legal_actions]
-        choice = self.bot.choose(req.view, commands, req.seat)
+        choice = self.bot.choose(self._view.decode(req.view), commands, req.seat)
         for action, command in zip(req.legal_actions, commands, strict=True):
             if command is choice:
                 return action.type, bytes(action.payload)
@@ -83,7 +88,10 @@ def _kinds(game_type: str) -> dict[str, Callable[[int], Any]]:
 
 
 def make_bot(kind: str, game_type: str, seed: int = 0) -> WireBot:
+    views = view_types()
+    if game_type not in views:
+        raise ValueError(f"no game {game_type!r}; known: {', '.join(views)}")
     kinds = _kinds(game_type)
     if kind not in kinds:
         raise ValueError(f"no bot {kind!r} for {game_type}; known: {', '.join(kinds)}")
-    return WireBot(kinds[kind](seed))
+    return WireBot(kinds[kind](seed), view_types()[game_type])

@@ -438,7 +438,7 @@ def audit(history: History, outcome: CommandOutcome, rejudge: bool = False) -> A
     state: dict[str, Any] = {"version": before.version, "status": before.status}
     legal: list[dict[str, Any]] = []
     if before.game is not None:
-        state["view"] = before.rules.view(before.game, None)
+        state["view"] = msgspec.to_builtins(before.rules.view(before.game, None))
         if outcome.seat is not None and outcome.seat in m.to_act(before):
             legal = [
                 {"type": type_name(a), "payload": msgspec.to_builtins(a)}

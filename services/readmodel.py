@@ -61,11 +61,14 @@ def summary(agg: m.Match) -> GameSummary:
     )
 
 
-def public_state(agg: m.Match) -> dict[str, Any]:
-    """A game's public state as any spectator may see it: built by `view(state, None)`."""
+def public_state(agg: m.Match, *, plain: bool = False) -> dict[str, Any]:
+    """A game's public state as any spectator may see it: built by `view(state, None)`. The view
+    is the game's view struct, or with `plain` its builtins (for a caller converting the whole
+    document into other types; the projector encodes it as it is)."""
     out: dict[str, Any] = {"summary": msgspec.to_builtins(summary(agg))}
     if agg.game is not None:
-        out["view"] = agg.rules.view(agg.game, None)
+        view = agg.rules.view(agg.game, None)
+        out["view"] = msgspec.to_builtins(view) if plain else view
     if agg.status == m.OVER:
         out["seed"] = agg.seed  # revealed by SeedRevealed once the game is over
     return out

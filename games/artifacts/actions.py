@@ -7,12 +7,14 @@ from collections import Counter
 import msgspec
 
 from contracts import artifacts as c
+from games.artifacts import fold
 from games.artifacts.components import KINDS, MARKET_DECKS, SIMPLE_EFFECTS, Action, ArtifactsData
-from games.artifacts.flow import Out, after_action, end_turn, mark_reputation, start_turn
+from games.artifacts.flow import after_action, end_turn, mark_reputation, start_turn
 from games.artifacts.rule_ids import reject
 from games.artifacts.scoring import action_yield, collectors_sale, museum_sale, neighbours
 from games.artifacts.state import ArtifactsState, Placed, clone, slot_key
 from games.base import Rejected
+from games.kit import Emitter
 from games.rng import Rng
 
 Events = list[msgspec.Struct]
@@ -59,8 +61,8 @@ def _die_and_slot(
     return act, placed
 
 
-def _start(s: ArtifactsState, seat: int, dice: list[int], card: str, action: int) -> Out:
-    out = Out(clone(s))
+def _start(s: ArtifactsState, seat: int, dice: list[int], card: str, action: int) -> Emitter[ArtifactsState]:
+    out = Emitter(clone(s), fold.evolve)
     out.emit(c.DicePlaced(seat=seat, dice=dice, card=card, action=action))
     return out
 
@@ -233,7 +235,7 @@ def dive(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.Dive, rng: Rn
 
 
 def end_turn_now(data: ArtifactsData, s: ArtifactsState, seat: int, rng: Rng) -> Events:
-    out = Out(clone(s))
+    out = Emitter(clone(s), fold.evolve)
     end_turn(data, out, seat, rng)
     return out.events
 
@@ -241,7 +243,7 @@ def end_turn_now(data: ArtifactsData, s: ArtifactsState, seat: int, rng: Rng) ->
 def arrange(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.ArrangeStart, rng: Rng) -> Events | Rejected:
     if sorted(cmd.cards) != sorted(data.starting_ids):
         return reject(data, "ART-ARRANGE", f"{cmd.cards} is not an order of {list(data.starting_ids)}")
-    out = Out(clone(s))
+    out = Emitter(clone(s), fold.evolve)
     out.emit(c.StartArranged(seat=seat, cards=list(cmd.cards)))
     if out.state.current is None:
         # Starting cards may show reputation; every track starts at its visible total.

@@ -6,11 +6,10 @@ here is a rule.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from contracts import artifacts as c
+from contracts.views.artifacts import ArtifactsPlayer, ArtifactsView, CardAt
 from games.artifacts.components import KINDS, Action, ArtifactsData, Face
 from games.artifacts.scoring import action_yield, museum_winner, placement_gain, visible_reputation
 from games.artifacts.state import Placed
@@ -25,8 +24,8 @@ MAJORITY_ODDS = 0.6  # a museum lead may still be overtaken
 PIP = 0.01  # among equal uses, keep the higher dice
 
 
-def _placed(cards: list[dict[str, Any]]) -> list[Placed]:
-    return [Placed(card=x["card"], level=x["level"], row=x["row"], col=x["col"]) for x in cards]
+def _placed(cards: list[CardAt]) -> list[Placed]:
+    return [Placed(card=x.card, level=x.level, row=x.row, col=x.col) for x in cards]
 
 
 class GreedyBot:
@@ -34,17 +33,17 @@ class GreedyBot:
         self.data = data
         self._cost_weight = DOLLAR
 
-    def choose(self, view: dict[str, Any], legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
-        if view["phase"] != "play":
+    def choose(self, view: ArtifactsView, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
+        if view.phase != "play":
             return legal[0]
-        me = view["players"][seat]
-        cards = _placed(me["cards"])
-        base = visible_reputation(self.data, cards, me["underwater"])
-        leader = max(p["reputation"] for p in view["players"])
+        me = view.players[seat]
+        cards = _placed(me.cards)
+        base = visible_reputation(self.data, cards, me.underwater)
+        leader = max(p.reputation for p in view.players)
         # Turns left for this seat, roughly: engines pay only while the game lasts.
-        horizon = 0.0 if view["end_triggered"] else max(0.0, (view["end_reputation"] - leader) / 2.0)
+        horizon = 0.0 if view.end_triggered else max(0.0, (view.end_reputation - leader) / 2.0)
         # Dollars matter while scarce and while there is time to spend them; hoards are worthless.
-        scarcity = min(1.0, 12.0 / max(1, me["dollars"]))
+        scarcity = min(1.0, 12.0 / max(1, me.dollars))
         self._cost_weight = DOLLAR * max(0.05, scarcity * min(1.0, horizon / 3.0))
         best: msgspec.Struct = legal[0]
         best_value = 0.0
@@ -64,7 +63,7 @@ class GreedyBot:
         return best
 
     def _value(
-        self, view: dict[str, Any], me: dict[str, Any], seat: int, cards: list[Placed], base: int,
+        self, view: ArtifactsView, me: ArtifactsPlayer, seat: int, cards: list[Placed], base: int,
         horizon: float, a: msgspec.Struct,
     ) -> float:  # fmt: skip
         data = self.data
@@ -72,22 +71,22 @@ class GreedyBot:
             level = next((pc.level for pc in cards if pc.card == a.card), 1)
             where = next((pc for pc in cards if pc.card == a.card), None)
             act = data.actions_of(a.card, level)[a.action - 1]
-            return self._yield(act, cards, me["underwater"], where) * DOLLAR
+            return self._yield(act, cards, me.underwater, where) * DOLLAR
         if isinstance(a, c.Buy):
             asset = data.assets[a.market]
             where = Placed(card=a.market, level=1, row=a.row, col=a.col)
-            gain = placement_gain(data, cards, me["underwater"], where)
+            gain = placement_gain(data, cards, me.underwater, where)
             new = [*cards, where]
-            engine = self._engine(asset.lv1, new, me["underwater"], where) * horizon
+            engine = self._engine(asset.lv1, new, me.underwater, where) * horizon
             cost = asset.cost + asset.scrolls * ARTIFACT_DOLLARS["scroll"]
             return gain + engine - cost * self._cost_weight
         if isinstance(a, c.Upgrade):
             asset = data.assets[a.target]
             new = [Placed(card=x.card, level=2 if x.card == a.target else x.level, row=x.row, col=x.col) for x in cards]
-            gain = visible_reputation(data, new, me["underwater"]) - base
+            gain = visible_reputation(data, new, me.underwater) - base
             where = next(x for x in new if x.card == a.target)
-            engine = (self._engine(asset.lv2, new, me["underwater"], where)
-                      - self._engine(asset.lv1, new, me["underwater"], where)) * horizon  # fmt: skip
+            engine = (self._engine(asset.lv2, new, me.underwater, where)
+                      - self._engine(asset.lv1, new, me.underwater, where)) * horizon  # fmt: skip
             cost = asset.cost + asset.scrolls * ARTIFACT_DOLLARS["scroll"]
             return gain + engine - cost * self._cost_weight
         if isinstance(a, c.SellToMuseum):
@@ -99,8 +98,9 @@ class GreedyBot:
             kept = sum(n * ARTIFACT_DOLLARS[k] for n, k in zip(sold, KINDS, strict=True))
             return (dollars - kept) * DOLLAR
         if isinstance(a, c.Dive):
-            top = view["underwater_top"]["card"]
-            gain = visible_reputation(data, cards, [*me["underwater"], top]) - base
+            assert view.underwater_top is not None, "Dive is legal only with a card on the underwater stack"
+            top = view.underwater_top.card
+            gain = visible_reputation(data, cards, [*me.underwater, top]) - base
             return gain - DIVE_DIE * len(a.dice) - PIP * sum(a.dice)
         return 0.0
 
@@ -120,14 +120,14 @@ class GreedyBot:
                 dollars += ENGINE_SHARE * self._yield(act, cards, underwater, where)
         return dollars * DOLLAR * 0.5
 
-    def _museum(self, view: dict[str, Any], seat: int, a: c.SellToMuseum) -> float:
+    def _museum(self, view: ArtifactsView, seat: int, a: c.SellToMuseum) -> float:
         data = self.data
         museum = data.museums[a.museum]
-        orders = museum.boxes_2p if view["museum_side"] == "2p" else museum.boxes_3p
+        orders = museum.boxes_2p if view.museum_side == "2p" else museum.boxes_3p
         count = orders[a.box - 1]
         dollars = count + museum.bonus - count * ARTIFACT_DOLLARS[museum.kind]
-        boxes = next(m["boxes"] for m in view["museums"] if m["museum"] == a.museum)
-        n = len(view["players"])
+        boxes = next(m.boxes for m in view.museums if m.museum == a.museum)
+        n = len(view.players)
         before, _ = museum_winner(boxes, n)
         after_boxes = list(boxes)
         after_boxes[a.box - 1] = seat

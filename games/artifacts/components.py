@@ -7,12 +7,13 @@ a reconstructed face means editing the TOML file only.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+
+from games.kit import DataError, fail, read_toml
 
 DATA_FILE = Path(__file__).parent / "data" / "artifacts.toml"
 
@@ -176,10 +177,6 @@ class ArtifactsData(msgspec.Struct, frozen=True, kw_only=True):
         return self.public[card].actions
 
 
-class DataError(ValueError):
-    """Bad component data; the message names the file and the offending field."""
-
-
 def faces_meeting(need: str) -> frozenset[int]:
     """Die faces 1..6 that meet a requirement: any, odd, even, N, N+ (N or more), N- (N or
     less), !N (anything but N)."""
@@ -198,48 +195,44 @@ def faces_meeting(need: str) -> frozenset[int]:
     return frozenset({int(need)})
 
 
-def _fail(path: Path, where: str, problem: str) -> DataError:
-    return DataError(f"{path}: {where}: {problem}")
-
-
 def _check_action(path: Path, where: str, a: Action, public: bool) -> None:
     if not _NEED.match(a.die):
-        raise _fail(path, where + ".die", f"{a.die!r} is not a die requirement (any, odd, even, N, N+, N-, !N)")
+        raise fail(path, where + ".die", f"{a.die!r} is not a die requirement (any, odd, even, N, N+, N-, !N)")
     if a.effect == "collectors" and not public:
-        raise _fail(path, where + ".effect", f"{a.effect} is an action of a public card only")
+        raise fail(path, where + ".effect", f"{a.effect} is an action of a public card only")
     if a.effect == "museum":
-        raise _fail(path, where + ".effect", "museum actions come from the [[museums]] tables, not from a card")
+        raise fail(path, where + ".effect", "museum actions come from the [[museums]] tables, not from a card")
     if public and a.effect in PRIVATE_EFFECTS:
-        raise _fail(
+        raise fail(
             path, where + ".effect",
             f"{a.effect} is not possible on a public card: artifact cubes sit on the player's own expedition "
             "cards, and a public card has no neighbours in a player's rows",
         )  # fmt: skip
     if a.effect in ("artifact", "artifact_adjacent") and a.kind not in KINDS:
-        raise _fail(path, where + ".kind", f"{a.kind!r} is not one of {KINDS}")
+        raise fail(path, where + ".kind", f"{a.kind!r} is not one of {KINDS}")
     if a.effect.endswith("_adjacent") and a.category not in (*CATEGORIES, "any"):
-        raise _fail(path, where + ".category", f"{a.category!r} is not a category or 'any'")
+        raise fail(path, where + ".category", f"{a.category!r} is not a category or 'any'")
     if a.effect == "dollars_finds" and a.find not in (*FINDS, "any"):
-        raise _fail(path, where + ".find", f"{a.find!r} is not a find or 'any'")
+        raise fail(path, where + ".find", f"{a.find!r} is not a find or 'any'")
     if a.amount < 0 or a.per < 0:
-        raise _fail(path, where, "amount and per must not be negative")
+        raise fail(path, where, "amount and per must not be negative")
     if a.effect in ("artifact", "dollars") and a.amount <= 0:
-        raise _fail(path, where + ".amount", "must be positive")
+        raise fail(path, where + ".amount", "must be positive")
 
 
 def _check_face(path: Path, where: str, f: Face) -> None:
     if f.reputation < 0 or f.adventurers < 0:
-        raise _fail(path, where, "reputation and adventurers must not be negative")
+        raise fail(path, where, "reputation and adventurers must not be negative")
     for i, a in enumerate(f.actions):
         _check_action(path, f"{where}.actions[{i}]", a, public=False)
     for i, ab in enumerate(f.abilities):
         w = f"{where}.abilities[{i}]"
         if ab.per <= 0:
-            raise _fail(path, w + ".per", "must be positive")
+            raise fail(path, w + ".per", "must be positive")
         if ab.effect == "rep_adjacent" and ab.category not in (*CATEGORIES, "any"):
-            raise _fail(path, w + ".category", f"{ab.category!r} is not a category or 'any'")
+            raise fail(path, w + ".category", f"{ab.category!r} is not a category or 'any'")
         if ab.effect == "rep_finds" and ab.find not in (*FINDS, "any"):
-            raise _fail(path, w + ".find", f"{ab.find!r} is not a find or 'any'")
+            raise fail(path, w + ".find", f"{ab.find!r} is not a find or 'any'")
 
 
 def _check_kind(path: Path, i: int, asset: Asset) -> None:
@@ -256,13 +249,13 @@ def _check_kind(path: Path, i: int, asset: Asset) -> None:
             if first is None:
                 first = (a.kind, where)
             elif a.kind != first[0]:
-                raise _fail(
+                raise fail(
                     path, where,
                     f"{a.kind!r} differs from {first[0]!r} at {first[1]}: a card gives one kind of artifact, "
                     "the same on both sides",
                 )  # fmt: skip
     if first is not None and asset.category != "expedition":
-        raise _fail(
+        raise fail(
             path, card + ".category",
             f"{asset.category!r}: a card giving artifacts ({first[0]}) must be an 'expedition'",
         )  # fmt: skip
@@ -273,7 +266,7 @@ def _collectors(path: Path, public: list[PublicCard]) -> tuple[str, int]:
     found = [(p.id, j + 1) for p in public for j, a in enumerate(p.actions) if a.effect == "collectors"]
     if len(found) != 1:
         where = ", ".join(f"{pid} action {slot}" for pid, slot in found) or "none"
-        raise _fail(
+        raise fail(
             path, "public.actions.effect",
             "expected exactly one public card with exactly one 'collectors' action (Private Collectors); "
             f"found {where}",
@@ -286,24 +279,24 @@ def _check_counts(path: Path, f: _File) -> None:
     ids += [a.id for a in f.assets]
     dupes = sorted(k for k, n in Counter(ids).items() if n > 1)
     if dupes:
-        raise _fail(path, "id", f"duplicate ids {dupes}")
+        raise fail(path, "id", f"duplicate ids {dupes}")
     if sorted(m.kind for m in f.museums) != sorted(KINDS):
-        raise _fail(path, "museums", f"expected one museum per artifact kind {KINDS}")
+        raise fail(path, "museums", f"expected one museum per artifact kind {KINDS}")
     if len(f.museums) + len(f.public) != PUBLIC_CARDS:
-        raise _fail(path, "public", f"expected {PUBLIC_CARDS} public cards with the museums")
+        raise fail(path, "public", f"expected {PUBLIC_CARDS} public cards with the museums")
     starting = [a for a in f.assets if a.deck == STARTING_DECK]
     total = PUBLIC_CARDS + len(f.underwater) + len(f.assets) + len(starting) * (f.table.starting_copies - 1)
     if total != TOTAL_CARDS:
-        raise _fail(path, "assets", f"the cards add up to {total}, not {TOTAL_CARDS}")
+        raise fail(path, "assets", f"the cards add up to {total}, not {TOTAL_CARDS}")
     if len(f.table.starting_money) < f.table.starting_copies:
-        raise _fail(path, "table.starting_money", "needs one amount per seat")
+        raise fail(path, "table.starting_money", "needs one amount per seat")
     if sorted(f.table.market_slots) != sorted(MARKET_DECKS):
-        raise _fail(path, "table.market_slots", f"expected slots for decks {MARKET_DECKS}")
+        raise fail(path, "table.market_slots", f"expected slots for decks {MARKET_DECKS}")
     if min(f.table.market_slots.values()) < 1:
-        raise _fail(path, "table.market_slots", "every deck shows at least one face-up card")
+        raise fail(path, "table.market_slots", "every deck shows at least one face-up card")
     numbers = sorted(u.number for u in f.underwater)
     if numbers != list(range(2, 2 + len(numbers))):
-        raise _fail(path, "underwater", "numbers must run from 2 upwards without gaps")
+        raise fail(path, "underwater", "numbers must run from 2 upwards without gaps")
 
 
 def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ArtifactsData:
@@ -315,20 +308,20 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ArtifactsData:
     _check_counts(path, f)
     for i, m in enumerate(f.museums):
         if not _NEED.match(m.die):
-            raise _fail(path, f"museums[{i}].die", f"{m.die!r} is not a die requirement")
+            raise fail(path, f"museums[{i}].die", f"{m.die!r} is not a die requirement")
         if not m.boxes_2p or not m.boxes_3p or min(m.boxes_2p + m.boxes_3p) <= 0:
-            raise _fail(path, f"museums[{i}].boxes", "order boxes must be positive, on both sides")
+            raise fail(path, f"museums[{i}].boxes", "order boxes must be positive, on both sides")
     for i, p in enumerate(f.public):
         for j, a in enumerate(p.actions):
             _check_action(path, f"public[{i}].actions[{j}]", a, public=True)
     for i, u in enumerate(f.underwater):
         if u.find not in FINDS:
-            raise _fail(path, f"underwater[{i}].find", f"{u.find!r} is not one of {FINDS}")
+            raise fail(path, f"underwater[{i}].find", f"{u.find!r} is not one of {FINDS}")
     for i, asset in enumerate(f.assets):
         if asset.category not in CATEGORIES:
-            raise _fail(path, f"assets[{i}].category", f"{asset.category!r} is not one of {CATEGORIES}")
+            raise fail(path, f"assets[{i}].category", f"{asset.category!r} is not one of {CATEGORIES}")
         if asset.cost < 0 or asset.scrolls < 0:
-            raise _fail(path, f"assets[{i}].cost", "cost and scrolls must not be negative")
+            raise fail(path, f"assets[{i}].cost", "cost and scrolls must not be negative")
         _check_face(path, f"assets[{i}] (id {asset.id!r}).lv1", asset.lv1)
         _check_face(path, f"assets[{i}] (id {asset.id!r}).lv2", asset.lv2)
         _check_kind(path, i, asset)
@@ -353,9 +346,4 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ArtifactsData:
 
 
 def load(path: Path = DATA_FILE) -> ArtifactsData:
-    try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{path}: cannot read component data: {exc}") from exc
-    return parse(raw, path)
+    return parse(read_toml(path)[0], path)

@@ -3,29 +3,12 @@ marking, the end trigger, turn ends and starts, and the end of the game."""
 
 from __future__ import annotations
 
-import msgspec
-
 from contracts import artifacts as c
-from games.artifacts import fold
 from games.artifacts.components import ArtifactsData
 from games.artifacts.scoring import museum_winner, rank, visible_reputation
 from games.artifacts.state import ArtifactsState
+from games.kit import Emitter
 from games.rng import Rng
-
-
-class Out:
-    """Events of one decision, folded into a scratch copy as they are emitted so that later steps
-    (reputation, refills, the next turn) see the consequences of earlier ones."""
-
-    __slots__ = ("events", "state")
-
-    def __init__(self, state: ArtifactsState) -> None:
-        self.state = state
-        self.events: list[msgspec.Struct] = []
-
-    def emit(self, event: msgspec.Struct) -> None:
-        self.events.append(event)
-        fold.evolve(self.state, event)
 
 
 def museum_bonus(data: ArtifactsData, s: ArtifactsState, seat: int) -> int:
@@ -45,7 +28,7 @@ def adventurers(data: ArtifactsData, s: ArtifactsState, seat: int) -> int:
     return min(symbols, data.table.dice_in_box)
 
 
-def mark_reputation(data: ArtifactsData, out: Out, seat: int) -> None:
+def mark_reputation(data: ArtifactsData, out: Emitter[ArtifactsState], seat: int) -> None:
     """Move the seat's track cube to its visible total, and trigger the end at the threshold."""
     s = out.state
     now = visible(data, s, seat)
@@ -55,14 +38,14 @@ def mark_reputation(data: ArtifactsData, out: Out, seat: int) -> None:
         out.emit(c.EndTriggered(seat=seat, round=s.round, reputation=now))
 
 
-def start_turn(data: ArtifactsData, out: Out, seat: int, rng: Rng) -> None:
+def start_turn(data: ArtifactsData, out: Emitter[ArtifactsState], seat: int, rng: Rng) -> None:
     s = out.state
     round_no = s.round + 1 if seat == s.order[0] else s.round
     dice = [rng.die() for _ in range(adventurers(data, s, seat))]
     out.emit(c.TurnStarted(seat=seat, round=round_no, dice=dice))
 
 
-def end_turn(data: ArtifactsData, out: Out, seat: int, rng: Rng) -> None:
+def end_turn(data: ArtifactsData, out: Emitter[ArtifactsState], seat: int, rng: Rng) -> None:
     """Dice leave the cards. After the last seat in turn order of a triggered round (or of the
     last round allowed), the game ends."""
     s = out.state
@@ -75,14 +58,14 @@ def end_turn(data: ArtifactsData, out: Out, seat: int, rng: Rng) -> None:
         start_turn(data, out, nxt, rng)
 
 
-def after_action(data: ArtifactsData, out: Out, seat: int, rng: Rng) -> None:
+def after_action(data: ArtifactsData, out: Emitter[ArtifactsState], seat: int, rng: Rng) -> None:
     """Every action is resolved at once; then the track follows, and a turn with no dice left ends."""
     mark_reputation(data, out, seat)
     if not out.state.dice:
         end_turn(data, out, seat, rng)
 
 
-def finish(data: ArtifactsData, out: Out) -> None:
+def finish(data: ArtifactsData, out: Emitter[ArtifactsState]) -> None:
     s = out.state
     for i, mid in enumerate(s.museum_ids):
         winner, cubes = museum_winner(s.boxes[i], s.num_players)

@@ -4,20 +4,21 @@ the commands of a turn in actions.py, legal actions in legal.py."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
 from contracts import artifacts as c
+from contracts.views.artifacts import ArtifactsView
 from games.artifacts import actions, fold
 from games.artifacts.components import MARKET_DECKS, ArtifactsData, load
-from games.artifacts.flow import Out, museum_bonus
+from games.artifacts.flow import museum_bonus
 from games.artifacts.legal import legal_actions
 from games.artifacts.rule_ids import reject
 from games.artifacts.scoring import rank
 from games.artifacts.state import ARRANGE, ArtifactsState, clone, new_state
 from games.artifacts.view import build_view
 from games.base import Rejected, Result
+from games.kit import Emitter
 from games.rng import Rng
 
 MIN_PLAYERS = 2
@@ -47,7 +48,7 @@ class ArtifactsRules:
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"Artifacts, Inc. takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {num_players}")
         data = self.data
-        out = Out(new_state(num_players))
+        out = Emitter(new_state(num_players), fold.evolve)
         side = "2p" if num_players == 2 else "3p"
         museums = list(data.museum_ids)
         boxes = [len(data.museums[m].boxes_2p if side == "2p" else data.museums[m].boxes_3p) for m in museums]
@@ -133,7 +134,7 @@ class ArtifactsRules:
             return c.ArrangeStart(cards=list(self.data.starting_ids))
         return c.EndTurn()
 
-    def view(self, state: ArtifactsState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: ArtifactsState, seat: int | None) -> ArtifactsView:
         return build_view(self.data, state, seat)
 
     def public_event(self, event: msgspec.Struct) -> msgspec.Struct | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contracts import artifacts as wire
+from contracts.views.artifacts import ArtifactsView
 from games.artifacts import RULES
 from games.artifacts.bots import GreedyBot
 from games.artifacts.determinize import determinize
@@ -13,6 +14,7 @@ SPEC = GameSpec(
     rules=RULES,
     title="Artifacts, Inc.",
     contracts=wire,
+    view=ArtifactsView,
     greedy=lambda: GreedyBot(RULES.data),
     determinize=determinize,
     rules_doc="docs/rules/artifacts.md",

@@ -3,10 +3,9 @@ face-up cards; the Level 2 side of the market cards only for a seat with a die o
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
+from contracts.views.artifacts import ArtifactsPlayer, ArtifactsView, CardAt, Kinds, MuseumView, UnderwaterTop
 from games.artifacts.components import KINDS, MARKET_DECKS, ArtifactsData
 from games.artifacts.state import PLAY, ArtifactsState
 
@@ -27,7 +26,7 @@ def may_look_at_level_2(data: ArtifactsData, state: ArtifactsState, seat: int | 
     return False
 
 
-def build_view(data: ArtifactsData, state: ArtifactsState, seat: int | None) -> dict[str, Any]:
+def build_view(data: ArtifactsData, state: ArtifactsState, seat: int | None) -> ArtifactsView:
     # No private hands: every seat sees the same table (`you` only says who asks), except the
     # Level 2 side of the market cards, shown to the active seat once a die is on a buy action.
     top = state.underwater[0] if state.underwater else None
@@ -36,41 +35,39 @@ def build_view(data: ArtifactsData, state: ArtifactsState, seat: int | None) -> 
         d: [None if x is None else msgspec.to_builtins(data.assets[x].lv2) for x in state.market[i]]
         for i, d in enumerate(MARKET_DECKS)
     } if looking else None  # fmt: skip
-    return {
-        "game": "artifacts",
-        "you": seat,
-        "phase": state.phase,
-        "round": state.round,
-        "over": state.over,
-        "to_act": [] if state.over or state.current is None else [state.current],
-        "order": list(state.order),
-        "end_triggered": state.triggered,
-        "end_reputation": data.table.end_reputation,
-        "dice": sorted(state.dice),
-        "used": list(state.used),
-        "dived": state.dived,
-        "museum_side": state.museum_side,
-        "museums": [
-            {"museum": mid, "kind": data.museums[mid].kind, "boxes": list(boxes)}
+    return ArtifactsView(
+        you=seat,
+        phase=state.phase,
+        round=state.round,
+        over=state.over,
+        to_act=[] if state.over or state.current is None else [state.current],
+        order=list(state.order),
+        end_triggered=state.triggered,
+        end_reputation=data.table.end_reputation,
+        dice=sorted(state.dice),
+        used=list(state.used),
+        dived=state.dived,
+        museum_side=state.museum_side,
+        museums=[
+            MuseumView(museum=mid, kind=data.museums[mid].kind, boxes=list(boxes))
             for mid, boxes in zip(state.museum_ids, state.boxes, strict=True)
         ],
-        "market": {d: list(state.market[i]) for i, d in enumerate(MARKET_DECKS)},
-        "deck_sizes": {d: len(state.decks[i]) for i, d in enumerate(MARKET_DECKS)},
-        # Per market slot, the Level 2 face of its card; None unless this seat may look (ART-R11).
-        "market_level_2": level_2,
-        "underwater": list(state.underwater),
-        "underwater_top": None if top is None else {"card": top, "number": data.underwater[top].number},
-        "players": [
-            {
-                "seat": i,
-                "dollars": p.dollars,
-                "reputation": p.reputation,
-                "artifacts": dict(zip(KINDS, p.artifacts, strict=True)),
-                "underwater": list(p.underwater),
-                "cards": [{"card": pc.card, "level": pc.level, "row": pc.row, "col": pc.col} for pc in p.cards],
-            }
+        market={d: list(state.market[i]) for i, d in enumerate(MARKET_DECKS)},
+        deck_sizes={d: len(state.decks[i]) for i, d in enumerate(MARKET_DECKS)},
+        market_level_2=level_2,
+        underwater=list(state.underwater),
+        underwater_top=None if top is None else UnderwaterTop(card=top, number=data.underwater[top].number),
+        players=[
+            ArtifactsPlayer(
+                seat=i,
+                dollars=p.dollars,
+                reputation=p.reputation,
+                artifacts=Kinds(**dict(zip(KINDS, p.artifacts, strict=True))),
+                underwater=list(p.underwater),
+                cards=[CardAt(card=pc.card, level=pc.level, row=pc.row, col=pc.col) for pc in p.cards],
+            )
             for i, p in enumerate(state.players)
         ],
-        "majorities": list(state.majorities),
-        "winners": list(state.winners),
-    }
+        majorities=list(state.majorities),
+        winners=list(state.winners),
+    )

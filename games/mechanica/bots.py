@@ -7,11 +7,10 @@ truck has room, a bigger truck for a jammed one, a cheap recycle), and ends its 
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from contracts import mechanica as c
+from contracts.views.mechanica import MechanicaView
 from games.mechanica.components import FORK_DIRECTIONS, MechanicaData
 from games.mechanica.state import BASIC_FABRICATOR, BIG, HUGE, SMALL
 
@@ -32,14 +31,13 @@ _BUYS = (c.Install, c.Recycle, c.BuyTruck, c.UpgradeTruck)
 class _Factory:
     """The seat's factory from the view, with each square's lane traffic."""
 
-    def __init__(self, data: MechanicaData, view: dict[str, Any], seat: int) -> None:
+    def __init__(self, data: MechanicaData, view: MechanicaView, seat: int) -> None:
         geo = data.geometry
-        me = view["players"][seat]["factory"]
-        self.pieces: list[str] = me["pieces"]
+        me = view.players[seat].factory
+        self.pieces: list[str] = me.pieces
         self.arrows = list(geo.arrow)
-        for where, name in me["forks"].items():
-            r, col = (int(x) for x in where.split(","))
-            self.arrows[geo.square(r - 1, col - 1)] = FORK_DIRECTIONS[name]
+        for fork in me.forks:
+            self.arrows[geo.square(fork.row - 1, fork.col - 1)] = FORK_DIRECTIONS[fork.direction]
         self.data = data
         # Bots per workday crossing each square: one per fabricator upstream of it.
         self.traffic = [0] * len(self.pieces)
@@ -77,7 +75,7 @@ class GreedyBot:
     def __init__(self, data: MechanicaData) -> None:
         self.data = data
 
-    def choose(self, view: dict[str, Any], legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
+    def choose(self, view: MechanicaView, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
         d = self.data
         blueprints = [a for a in legal if isinstance(a, c.CompleteBlueprint)]
         if blueprints:
@@ -99,23 +97,23 @@ class GreedyBot:
             return best
         return next(a for a in legal if isinstance(a, c.EndTurn))
 
-    def _days_left(self, view: dict[str, Any]) -> float:
-        n = len(view["players"])
-        stock: int = view["stack_size"] + (view["extras_size"] if n == 4 else 0)
-        in_shop = sum(1 for s in view["shop"] if s["improvement"])
+    def _days_left(self, view: MechanicaView) -> float:
+        n = len(view.players)
+        stock: int = view.stack_size + (view.extras_size if n == 4 else 0)
+        in_shop = sum(1 for s in view.shop if s.improvement)
         return max(0.0, (stock + in_shop) / n - 1)
 
-    def _blueprint_gain(self, view: dict[str, Any], a: c.CompleteBlueprint) -> float:
-        bp = view["blueprints"][a.pile - 1]
-        money: int = bp["money"]
-        return float(money - sum(self.data.value[m] for m in bp["bots"]))
+    def _blueprint_gain(self, view: MechanicaView, a: c.CompleteBlueprint) -> float:
+        bp = view.blueprints[a.pile - 1]
+        money: int = bp.money
+        return float(money - sum(self.data.value[m] for m in bp.bots))
 
-    def _score(self, view: dict[str, Any], fac: _Factory, days: float, a: msgspec.Struct) -> float:
+    def _score(self, view: MechanicaView, fac: _Factory, days: float, a: msgspec.Struct) -> float:
         d = self.data
         geo = d.geometry
         prices = d.setup.shop_prices
         if isinstance(a, c.Install):
-            tile = view["shop"][prices.index(a.price)]["improvement"]
+            tile = view.shop[prices.index(a.price)].improvement
             kind = d.tiles[tile]
             sq = geo.square(a.row - 1, a.col - 1)
             if fac.pieces[sq] in d.tiles or fac.pieces[sq] == BASIC_FABRICATOR:
@@ -131,7 +129,7 @@ class GreedyBot:
                 per_day = GAIN_PER_BOT[kind.effect] * min(fac.traffic[sq], kind.inputs)
             return per_day * max(0.0, days - 1) + kind.end_value - a.price
         if isinstance(a, c.Recycle):
-            tile = view["shop"][prices.index(a.price)]["improvement"]
+            tile = view.shop[prices.index(a.price)].improvement
             bots = d.tiles[tile].recycle[: len(a.rows)]
             return RECYCLE_USEFUL * sum(d.value[m] for m in bots) - a.price - 0.1 * sum(a.rows)
         if isinstance(a, (c.BuyTruck, c.UpgradeTruck)):

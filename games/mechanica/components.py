@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+
+from games.kit import DataError, fail, read_toml
 
 DATA_FILE = Path(__file__).parent / "data" / "mechanica.toml"
 
@@ -25,10 +26,6 @@ FLOOR_EFFECTS = frozenset({"duplicate", "upgrade", "split", "downgrade", "wrap",
 STEPS: dict[str, tuple[int, int]] = {">": (0, 1), "^": (-1, 0), "v": (1, 0)}
 FORK_DIRECTIONS: dict[str, str] = {"right": ">", "up": "^", "down": "v"}
 DOCK, NO_SQUARE = "T", "#"
-
-
-class DataError(ValueError):
-    """Bad component data; the message names the file and the offending field."""
 
 
 class Model(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -159,10 +156,6 @@ class MechanicaData(msgspec.Struct, frozen=True, kw_only=True):
     blueprint_ids: tuple[str, ...]
 
 
-def _fail(path: Path, where: str, problem: str) -> DataError:
-    return DataError(f"{path}: {where}: {problem}")
-
-
 def follow(geo: Geometry, arrows: list[str] | tuple[str, ...], sq: int) -> bool:
     """Does the belt from `sq` reach the dock without running in a circle?"""
     seen: set[int] = set()
@@ -180,11 +173,11 @@ def follow(geo: Geometry, arrows: list[str] | tuple[str, ...], sq: int) -> bool:
 def _geometry(path: Path, board: Board) -> Geometry:
     rows = board.rows
     if not rows or len({len(r) for r in rows}) != 1:
-        raise _fail(path, "board.rows", "must be non-empty strings of equal length")
+        raise fail(path, "board.rows", "must be non-empty strings of equal length")
     nrows, ncols = len(rows), len(rows[0])
     if board.start_cols != 1 or ncols < 3:
         # Commands name start-zone holes by row, so the start zone is exactly the first column.
-        raise _fail(path, "board.start_cols", "the start zone is the first column (1), then floor, then dock")
+        raise fail(path, "board.start_cols", "the start zone is the first column (1), then floor, then dock")
     area: list[str] = []
     arrow: list[str] = []
     for r, line in enumerate(rows):
@@ -194,14 +187,14 @@ def _geometry(path: Path, board: Board) -> Geometry:
                 area.append("")
             elif ch == DOCK:
                 if c != ncols - 1:
-                    raise _fail(path, where, "trucks (T) stand only in the last column")
+                    raise fail(path, where, "trucks (T) stand only in the last column")
                 area.append("dock")
             elif ch in STEPS:
                 if c == ncols - 1:
-                    raise _fail(path, where, "the last column is the dock: T or #")
+                    raise fail(path, where, "the last column is the dock: T or #")
                 area.append("start" if c < board.start_cols else "floor")
             else:
-                raise _fail(path, where, f"{ch!r} is not one of > ^ v T #")
+                raise fail(path, where, f"{ch!r} is not one of > ^ v T #")
             arrow.append(ch)
     geo = Geometry(
         nrows=nrows,
@@ -219,15 +212,15 @@ def _geometry(path: Path, board: Board) -> Geometry:
     for sq, a in enumerate(area):
         if a in ("start", "floor") and not follow(geo, arrow, sq):
             r, c = geo.row_col(sq)
-            raise _fail(path, f"board.rows[{r}][{c}]", "the belt from here does not reach a truck")
+            raise fail(path, f"board.rows[{r}][{c}]", "the belt from here does not reach a truck")
         if a == "start" and arrow[sq] != ">":
             r, c = geo.row_col(sq)
-            raise _fail(path, f"board.rows[{r}][{c}]", "start-zone belts lead right, onto the floor")
+            raise fail(path, f"board.rows[{r}][{c}]", "start-zone belts lead right, onto the floor")
     if len(board.basic_fabricator) != 2:
-        raise _fail(path, "board.basic_fabricator", "must be [row, col]")
+        raise fail(path, "board.basic_fabricator", "must be [row, col]")
     br, bc = board.basic_fabricator[0] - 1, board.basic_fabricator[1] - 1
     if not (0 <= br < nrows and 0 <= bc < ncols) or area[geo.square(br, bc)] != "start":
-        raise _fail(path, "board.basic_fabricator", "must be a start-zone square")
+        raise fail(path, "board.basic_fabricator", "must be a start-zone square")
     return msgspec.structs.replace(geo, basic_square=geo.square(br, bc))
 
 
@@ -235,44 +228,44 @@ def _check_kind(path: Path, i: int, k: Kind, models: set[str]) -> None:
     where = f"kinds[{i}] (id {k.id!r})"
     for m in [*k.recycle, *([k.makes] if k.makes else []), *([k.gift] if k.gift else [])]:
         if m not in models:
-            raise _fail(path, where, f"unknown bot model {m!r}")
+            raise fail(path, where, f"unknown bot model {m!r}")
     if k.effect == "fabricate":
         if k.place != "start" or not k.makes:
-            raise _fail(path, where, "a fabricator goes in the start zone and names what it makes")
+            raise fail(path, where, "a fabricator goes in the start zone and names what it makes")
     elif k.effect == "truck":
         if k.place != "dock" or k.capacity < 1:
-            raise _fail(path, where, "a truck goes on the dock and holds at least 1 bot")
+            raise fail(path, where, "a truck goes on the dock and holds at least 1 bot")
     else:
         if k.place != "floor" or k.inputs < 1:
-            raise _fail(path, where, "a floor improvement has at least one input hole")
+            raise fail(path, where, "a floor improvement has at least one input hole")
         if k.effect in ("duplicate", "split") and k.outputs < 2:
-            raise _fail(path, where + ".outputs", f"{k.effect} needs 2 output holes")
+            raise fail(path, where + ".outputs", f"{k.effect} needs 2 output holes")
         if k.effect in ("upgrade", "downgrade", "assemble") and k.outputs < 1:
-            raise _fail(path, where + ".outputs", f"{k.effect} needs an output hole")
+            raise fail(path, where + ".outputs", f"{k.effect} needs an output hole")
         if k.effect == "assemble" and k.inputs < 2:
-            raise _fail(path, where + ".inputs", "assemble needs 2 input holes")
+            raise fail(path, where + ".inputs", "assemble needs 2 input holes")
     if k.end_value < 0 or k.money < 0:
-        raise _fail(path, where, "money and end values are not negative")
+        raise fail(path, where, "money and end values are not negative")
 
 
 def _check_numbers(path: Path, f: _File) -> None:
     """Sale values and prices are not negative; every truck holds a bot; every pile has a card."""
     for i, m in enumerate(f.models):
         if m.value < 0:
-            raise _fail(path, f"models[{i}].value (id {m.id!r})", f"a sale value is not negative, not {m.value}")
+            raise fail(path, f"models[{i}].value (id {m.id!r})", f"a sale value is not negative, not {m.value}")
     t = f.trucks
     costs = {"trucks.big_cost": t.big_cost, "trucks.huge_cost": t.huge_cost, "trucks.upgrade_cost": t.upgrade_cost}
     costs["forks.cost"] = f.forks.cost
     for where, cost in costs.items():
         if cost < 0:
-            raise _fail(path, where, f"a price is not negative, not {cost}")
+            raise fail(path, where, f"a price is not negative, not {cost}")
     capacities = {"small_capacity": t.small_capacity, "big_capacity": t.big_capacity, "huge_capacity": t.huge_capacity}
     for name, capacity in capacities.items():
         if capacity < 1:
-            raise _fail(path, f"trucks.{name}", f"a truck holds at least 1 bot, not {capacity}")
+            raise fail(path, f"trucks.{name}", f"a truck holds at least 1 bot, not {capacity}")
     for i, size in enumerate(f.setup.blueprint_piles):
         if size < 1:
-            raise _fail(path, f"setup.blueprint_piles[{i}]", f"a pile holds at least 1 blueprint, not {size}")
+            raise fail(path, f"setup.blueprint_piles[{i}]", f"a pile holds at least 1 blueprint, not {size}")
 
 
 def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> MechanicaData:
@@ -283,27 +276,27 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> MechanicaData:
         raise DataError(f"{path}: {exc}") from exc
     models = [m.id for m in f.models]
     if len(models) < 2 or len(set(models)) != len(models):
-        raise _fail(path, "models", "need at least 2 distinct bot models")
+        raise fail(path, "models", "need at least 2 distinct bot models")
     model_set = set(models)
     _check_numbers(path, f)
     geo = _geometry(path, f.board)
     if f.board.basic_model not in model_set or f.setup.starting_bot not in model_set:
-        raise _fail(path, "board.basic_model / setup.starting_bot", "unknown bot model")
+        raise fail(path, "board.basic_model / setup.starting_bot", "unknown bot model")
     if len(f.kinds) * COPIES_PER_KIND != f.setup.stack + f.setup.extras:
-        raise _fail(path, "kinds", f"{len(f.kinds)} kinds x {COPIES_PER_KIND} != stack + extras")
+        raise fail(path, "kinds", f"{len(f.kinds)} kinds x {COPIES_PER_KIND} != stack + extras")
     dupes = sorted(k for k, n in Counter([k.id for k in f.kinds] + [b.id for b in f.blueprints]).items() if n > 1)
     if dupes:
-        raise _fail(path, "id", f"duplicate ids {dupes}")
+        raise fail(path, "id", f"duplicate ids {dupes}")
     for i, k in enumerate(f.kinds):
         _check_kind(path, i, k, model_set)
     if sum(f.setup.blueprint_piles) != len(f.blueprints) or len(f.setup.blueprint_piles) != 2:
-        raise _fail(path, "setup.blueprint_piles", "two piles holding every blueprint")
+        raise fail(path, "setup.blueprint_piles", "two piles holding every blueprint")
     for i, b in enumerate(f.blueprints):
         if not b.bots or any(m not in model_set for m in b.bots) or b.money <= 0:
-            raise _fail(path, f"blueprints[{i}] (id {b.id!r})", "needs known bot models and positive money")
+            raise fail(path, f"blueprints[{i}] (id {b.id!r})", "needs known bot models and positive money")
     prices = f.setup.shop_prices
     if len(prices) < 2 or any(a <= b for a, b in itertools.pairwise(prices)) or prices[-1] < 0:
-        raise _fail(path, "setup.shop_prices", "at least 2 spaces, strictly cheaper round the wheel")
+        raise fail(path, "setup.shop_prices", "at least 2 spaces, strictly cheaper round the wheel")
     tiles = {f"{k.id}-{n}": k for k in f.kinds for n in range(1, COPIES_PER_KIND + 1)}
     return MechanicaData(
         data_version=f.data_version,
@@ -323,11 +316,7 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> MechanicaData:
 
 
 def load(path: Path = DATA_FILE) -> MechanicaData:
-    try:
-        raw_bytes = path.read_bytes()
-        raw = tomllib.loads(raw_bytes.decode())
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{path}: cannot read component data: {exc}") from exc
+    raw, raw_bytes = read_toml(path)
     data = parse(raw, path)
     # The declared version plus a content hash: editing a value without bumping the version still
     # yields a different data_version, so old games are never judged by new data.

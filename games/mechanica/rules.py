@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
 from contracts import mechanica as c
+from contracts.views.mechanica import MechanicaView
 from games.base import Rejected, Result
+from games.kit import Emitter
 from games.mechanica import factory as fx
 from games.mechanica import fold
 from games.mechanica.actions import default_action, legal_actions
@@ -31,22 +32,6 @@ from games.rng import Rng
 
 MIN_PLAYERS = 1
 MAX_PLAYERS = 4
-
-
-class _Out:
-    """Events of one decision, folded into a scratch copy as they are emitted so that later steps
-    (the rotation, the end of the workday, the next run) see the consequences of earlier ones."""
-
-    __slots__ = ("data", "events", "state")
-
-    def __init__(self, data: MechanicaData, state: MechanicaState) -> None:
-        self.data = data
-        self.state = state
-        self.events: list[msgspec.Struct] = []
-
-    def emit(self, event: msgspec.Struct) -> None:
-        self.events.append(event)
-        fold.evolve(self.data, self.state, event)
 
 
 def _well_typed(command: msgspec.Struct) -> msgspec.Struct | Rejected:
@@ -82,7 +67,7 @@ class MechanicaRules:
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"Mechanica takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {num_players}")
         d = self.data
-        out = _Out(d, self.initial_state(num_players))
+        out = Emitter(self.initial_state(num_players), self.evolve)
         first = rng.below(num_players)
         out.emit(c.GameSetUp(first_player=first, money=d.setup.money, starting_bot=d.setup.starting_bot))
         tiles = rng.shuffled(list(d.tile_ids))
@@ -99,7 +84,7 @@ class MechanicaRules:
 
     # ---- the workday --------------------------------------------------------------------
 
-    def _start_workday(self, out: _Out, workday: int) -> None:
+    def _start_workday(self, out: Emitter[MechanicaState], workday: int) -> None:
         out.emit(c.WorkdayStarted(workday=workday))
         d = self.data
         for seat in range(out.state.num_players):
@@ -119,7 +104,7 @@ class MechanicaRules:
                 out.emit(ev)
         out.emit(c.TurnStarted(seat=out.state.first_player))
 
-    def _end_workday(self, out: _Out) -> None:
+    def _end_workday(self, out: Emitter[MechanicaState]) -> None:
         s = out.state
         out.emit(c.WorkdayEnded(workday=s.workday))
         stock_empty = not s.stack and (s.num_players < 4 or not s.extras)
@@ -184,7 +169,7 @@ class MechanicaRules:
 
     def _end_turn(self, state: MechanicaState, seat: int, cmd: c.EndTurn) -> list[msgspec.Struct] | Rejected:
         d = self.data
-        out = _Out(d, clone(state))
+        out = Emitter(clone(state), self.evolve)
         s = out.state
         made = fx.bots_made(d, seat, s.players)
         if made:
@@ -243,7 +228,7 @@ class MechanicaRules:
         """End the turn, placing any Recycler bots into the first free start-zone holes."""
         return default_action(self.data, state, seat)
 
-    def view(self, state: MechanicaState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: MechanicaState, seat: int | None) -> MechanicaView:
         return build_view(self.data, state, seat)
 
     def public_event(self, event: msgspec.Struct) -> msgspec.Struct | None:

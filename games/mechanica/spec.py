@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contracts import mechanica as wire
+from contracts.views.mechanica import MechanicaView
 from games.mechanica import RULES
 from games.mechanica.bots import GreedyBot
 from games.mechanica.determinize import determinize
@@ -13,6 +14,7 @@ SPEC = GameSpec(
     rules=RULES,
     title="Mechanica",
     contracts=wire,
+    view=MechanicaView,
     greedy=lambda: GreedyBot(RULES.data),
     determinize=determinize,
     rules_doc="docs/rules/mechanica.md",

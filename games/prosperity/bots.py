@@ -6,8 +6,6 @@ over the counts still to come (the view lists them) and the final scoring. Nothi
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from contracts.prosperity import (
@@ -19,6 +17,7 @@ from contracts.prosperity import (
     SettleEnergy,
     SplitResearch,
 )
+from contracts.views.prosperity import ProsperityPlayer, ProsperityView
 from games.prosperity import scoring as sc
 from games.prosperity.components import Board, Face, ProsperityData, Tile
 
@@ -52,22 +51,24 @@ class GreedyBot:
     def __init__(self, data: ProsperityData) -> None:
         self.data = data
 
-    def choose(self, view: dict[str, Any], legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
+    def choose(self, view: ProsperityView, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
         if isinstance(legal[0], ChooseBoard):
             return next((a for a in legal if isinstance(a, ChooseBoard) and a.side == "silver"), legal[0])
-        me = view["players"][seat]
-        board = self.data.boards[me["side"]]
-        left = {s: n + FINAL_COUNTS[s] for s, n in view["counts_left"].items()}
+        me = view.players[seat]
+        # Past ChooseBoard every seat has a side, so its board's figures are in the view.
+        assert me.capital is not None and me.research_symbols is not None and me.prosperity_symbols is not None
+        board = self.data.boards[me.side]
+        left = {s: n + FINAL_COUNTS[s] for s, n in msgspec.structs.asdict(view.counts_left).items()}
         base = _Model(
-            money=me["money"],
-            discs=me["discs"],
-            points=me["points"],
-            research=[me["research"]["energy"], me["research"]["ecology"]],
-            energy=me["energy"],
-            ecology=me["ecology"],
-            capital=me["capital"],
-            research_symbols=me["research_symbols"],
-            prosperity=me["prosperity_symbols"],
+            money=me.money,
+            discs=me.discs,
+            points=me.points,
+            research=[me.research.energy, me.research.ecology],
+            energy=me.energy,
+            ecology=me.ecology,
+            capital=me.capital,
+            research_symbols=me.research_symbols,
+            prosperity=me.prosperity_symbols,
         )
         best = legal[0]
         best_value = float("-inf")
@@ -78,7 +79,7 @@ class GreedyBot:
         return best
 
     def _after(
-        self, view: dict[str, Any], me: dict[str, Any], board: Board, base: _Model, action: msgspec.Struct
+        self, view: ProsperityView, me: ProsperityPlayer, board: Board, base: _Model, action: msgspec.Struct
     ) -> _Model:
         m = msgspec.structs.replace(base, research=list(base.research))
         if isinstance(action, Income):
@@ -88,8 +89,8 @@ class GreedyBot:
         elif isinstance(action, Research):
             m.research[0 if action.track == "energy" else 1] += 1
         elif isinstance(action, SettleEnergy):
-            pending = view["pending"]
-            levels = max(pending["options"])
+            assert view.pending is not None, "SettleEnergy is legal only while a count waits on it"
+            levels = max(view.pending.options)
             m.money -= sc.ENERGY_PAY * (levels - action.discs)
             m.discs += action.discs
         elif isinstance(action, SplitResearch):
@@ -101,15 +102,16 @@ class GreedyBot:
             self._buy(me, board, m, action)
         return m
 
-    def _buy(self, me: dict[str, Any], board: Board, m: _Model, action: BuyTile) -> None:
+    def _buy(self, me: ProsperityPlayer, board: Board, m: _Model, action: BuyTile) -> None:
         tile = self.data.tiles[action.tile]
         m.money -= sc.price(tile.level, m.research[0 if tile.side == "energy" else 1])
         if tile.special:
             m.points += tile.points
             m.discs -= min(tile.clean, m.discs)
             return
-        index = self.data.space_index[me["side"]][action.space or ""]
-        stack = me["spaces"][index]["tiles"]
+        index = self.data.space_index[me.side][action.space or ""]
+        assert me.spaces is not None
+        stack = me.spaces[index].tiles
         old: Face | Tile | None = self.data.tiles[stack[-1]] if stack else board.spaces[index].printed
         for face, sign in ((tile, 1), (old, -1)):
             if face is None:

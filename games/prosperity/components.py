@@ -6,12 +6,13 @@ means editing the TOML file only.
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+
+from games.kit import DataError, fail, read_toml
 
 DATA_FILE = Path(__file__).parent / "data" / "prosperity.toml"
 
@@ -36,10 +37,6 @@ START_TILES_PER_LEVEL = 2
 TILE_COUNT = 60
 # Set-up: discs put on every pollution track (a board must hold them on round spaces).
 START_DISCS = 8
-
-
-class DataError(ValueError):
-    """Bad component data; the message names the file and the offending field."""
 
 
 class Face(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -120,63 +117,59 @@ class ProsperityData(msgspec.Struct, frozen=True, kw_only=True):
     space_index: dict[str, dict[str, int]]
 
 
-def _fail(path: Path, where: str, problem: str) -> DataError:
-    return DataError(f"{path}: {where}: {problem}")
-
-
 def _check_tile(path: Path, index: int, t: Tile, top: int) -> None:
     where = f"tiles[{index}] (id {t.id!r})"
     if not 1 <= t.level <= top:
-        raise _fail(path, where + ".level", f"must be within 1..{top} (the research track)")
+        raise fail(path, where + ".level", f"must be within 1..{top} (the research track)")
     if t.decade and t.decade not in DECADES:
-        raise _fail(path, where + ".decade", f"must be one of {list(DECADES)} or absent")
+        raise fail(path, where + ".decade", f"must be one of {list(DECADES)} or absent")
     if t.decade and t.count is None:
-        raise _fail(path, where + ".count", "a decade tile highlights a symbol")
+        raise fail(path, where + ".count", "a decade tile highlights a symbol")
     if not t.decade and t.count is not None:
-        raise _fail(path, where + ".count", "an undated start tile is never drawn, so it highlights nothing")
+        raise fail(path, where + ".count", "an undated start tile is never drawn, so it highlights nothing")
     if min(t.capital, t.research, t.prosperity, t.points, t.clean) < 0:
-        raise _fail(path, where, "capital, research, prosperity, points and clean cannot be negative")
+        raise fail(path, where, "capital, research, prosperity, points and clean cannot be negative")
     shown = {"energy": t.energy, "ecology": t.ecology, "capital": t.capital, "research": t.research,
              "prosperity": t.prosperity}  # fmt: skip
     if t.special:
         if any(shown.values()):
-            raise _fail(path, where, "a special tile is never placed, so it shows no symbols")
+            raise fail(path, where, "a special tile is never placed, so it shows no symbols")
         if (t.points > 0) == (t.clean > 0):
-            raise _fail(path, where + ".points/clean", "a special tile has exactly one effect")
+            raise fail(path, where + ".points/clean", "a special tile has exactly one effect")
         effect_symbol = "prosperity" if t.points > 0 else "ecology"
         if t.count is not None and t.count != effect_symbol:
-            raise _fail(path, where + ".count", f"a {effect_symbol} special highlights {effect_symbol}")
+            raise fail(path, where + ".count", f"a {effect_symbol} special highlights {effect_symbol}")
     else:
         if t.points or t.clean:
-            raise _fail(path, where + ".points/clean", "only special tiles have a one-shot effect")
+            raise fail(path, where + ".points/clean", "only special tiles have a one-shot effect")
         if t.count is not None and not shown[t.count]:
-            raise _fail(path, where + ".count", f"the tile must show the {t.count} symbol it highlights")
+            raise fail(path, where + ".count", f"the tile must show the {t.count} symbol it highlights")
 
 
 def _check_tiles(path: Path, tiles: list[Tile], top: int) -> None:
     if len(tiles) != TILE_COUNT:
-        raise _fail(path, "tiles", f"expected {TILE_COUNT} tiles, found {len(tiles)}")
+        raise fail(path, "tiles", f"expected {TILE_COUNT} tiles, found {len(tiles)}")
     for i, t in enumerate(tiles):
         _check_tile(path, i, t, top)
     start: Counter[tuple[str, int]] = Counter((t.side, t.level) for t in tiles if not t.decade)
     for side in SIDES:
         for level in START_LEVELS:
             if start[(side, level)] != START_TILES_PER_LEVEL:
-                raise _fail(
+                raise fail(
                     path,
                     "tiles",
                     f"expected {START_TILES_PER_LEVEL} undated {side} tiles at level {level}, "
                     f"found {start[(side, level)]}",
                 )
     if sum(start.values()) != START_TILES_PER_LEVEL * len(SIDES) * len(START_LEVELS):
-        raise _fail(path, "tiles", "undated tiles must be at levels 1-6 only")
+        raise fail(path, "tiles", "undated tiles must be at levels 1-6 only")
     for decade in DECADES:
         counts = Counter(t.count for t in tiles if t.decade == decade)
         want = Counter({s: 1 for s in SYMBOLS})
         if decade == LAST_DECADE:
             want["prosperity"] += 1
         if counts != want:
-            raise _fail(
+            raise fail(
                 path,
                 "tiles",
                 f"decade {decade} must highlight each symbol once"
@@ -188,21 +181,21 @@ def _check_tiles(path: Path, tiles: list[Tile], top: int) -> None:
 def _check_board(path: Path, index: int, b: Board) -> None:
     where = f"boards[{index}] (id {b.id!r})"
     if b.pollution_spaces < START_DISCS:
-        raise _fail(path, where + ".pollution_spaces", f"must hold the {START_DISCS} set-up discs")
+        raise fail(path, where + ".pollution_spaces", f"must hold the {START_DISCS} set-up discs")
     for n in b.pollution_prosperity:
         if not 1 <= n <= b.pollution_spaces:
-            raise _fail(path, where + ".pollution_prosperity", f"{n} is not a round space 1..{b.pollution_spaces}")
+            raise fail(path, where + ".pollution_prosperity", f"{n} is not a round space 1..{b.pollution_spaces}")
     ids = [s.id for s in b.spaces]
     if len(set(ids)) != len(ids):
-        raise _fail(path, where + ".spaces", "duplicate space ids")
+        raise fail(path, where + ".spaces", "duplicate space ids")
     colours = {s.id: s.colour for s in b.spaces}
     if set(colours.values()) != set(COLOUR_OF.values()):
-        raise _fail(path, where + ".spaces", "needs at least one space of each colour")
+        raise fail(path, where + ".spaces", "needs at least one space of each colour")
     for j, s in enumerate(b.spaces):
         if s.needs and (s.colour != "blue" or colours.get(s.needs) != "green"):
-            raise _fail(path, f"{where}.spaces[{j}].needs", "only a blue space needs a green space of this board")
+            raise fail(path, f"{where}.spaces[{j}].needs", "only a blue space needs a green space of this board")
         if s.printed is not None and min(s.printed.capital, s.printed.research, s.printed.prosperity) < 0:
-            raise _fail(path, f"{where}.spaces[{j}].printed", "symbol counts cannot be negative")
+            raise fail(path, f"{where}.spaces[{j}].printed", "symbol counts cannot be negative")
 
 
 def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ProsperityData:
@@ -213,14 +206,14 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ProsperityData:
         # msgspec's message ends with the path, e.g. "... - at `$.tiles[3].side`".
         raise DataError(f"{path}: {exc}") from exc
     if not 1 <= f.research.start < f.research.top:
-        raise _fail(path, "research", "needs 1 <= start < top")
+        raise fail(path, "research", "needs 1 <= start < top")
     ids = [t.id for t in f.tiles]
     dupes = sorted(k for k, n in Counter(ids).items() if n > 1)
     if dupes:
-        raise _fail(path, "tiles", f"duplicate ids {dupes}")
+        raise fail(path, "tiles", f"duplicate ids {dupes}")
     _check_tiles(path, f.tiles, f.research.top)
     if sorted(b.id for b in f.boards) != ["black", "silver"]:
-        raise _fail(path, "boards", "expected the two sides 'silver' and 'black'")
+        raise fail(path, "boards", "expected the two sides 'silver' and 'black'")
     for i, b in enumerate(f.boards):
         _check_board(path, i, b)
     return ProsperityData(
@@ -237,9 +230,4 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ProsperityData:
 
 
 def load(path: Path = DATA_FILE) -> ProsperityData:
-    try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{path}: cannot read component data: {exc}") from exc
-    return parse(raw, path)
+    return parse(read_toml(path)[0], path)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
 from contracts import prosperity as c
+from contracts.views.prosperity import ProsperityView
 from games.base import Rejected, Result
+from games.kit import Emitter
 from games.prosperity import scoring as sc
 from games.prosperity.components import COLOUR_OF, START_DISCS, ProsperityData, load
 from games.prosperity.fold import Folder
@@ -23,22 +24,6 @@ START_MONEY = 100
 DEFAULT_SIDE = "silver"  # the rulebook's side for a first game
 # Symbols whose count asks the player to choose (only when the choice is real).
 CHOICE_SYMBOLS = ("energy", "research")
-
-
-class _Out:
-    """Events of one decision, folded into a scratch copy as they are emitted so that later steps
-    (the next count, the end of the turn) see the consequences of earlier ones."""
-
-    __slots__ = ("events", "folder", "state")
-
-    def __init__(self, folder: Folder, state: ProsperityState) -> None:
-        self.folder = folder
-        self.state = state
-        self.events: list[msgspec.Struct] = []
-
-    def emit(self, event: msgspec.Struct) -> None:
-        self.events.append(event)
-        self.folder.evolve(self.state, event)
 
 
 class ProsperityRules:
@@ -107,7 +92,7 @@ class ProsperityRules:
         if board is None:
             return reject("PRO-BOARD", f"no board side {cmd.side!r}; sides: {list(self.data.board_ids)}")
         printed = sc.shown(self.data, board, [])
-        out = _Out(self.folder, clone(state))
+        out = Emitter(clone(state), self.folder.evolve)
         out.emit(c.BoardChosen(seat=seat, side=cmd.side, energy=printed.energy, ecology=printed.ecology))
         if all(p.side for p in out.state.players):
             self._draw(out, out.state.first_player)
@@ -180,7 +165,7 @@ class ProsperityRules:
                     f"{cmd.energy} steps on the energy track with markers at {p.research}: {choices}",
                 )
             choice = cmd.energy
-        out = _Out(self.folder, clone(state))
+        out = Emitter(clone(state), self.folder.evolve)
         event = self._count(out.state, seat, state.symbol, state.phase == FINAL, choice)
         assert event is not None
         out.emit(event)
@@ -211,7 +196,7 @@ class ProsperityRules:
             event = bought
         else:
             return reject("PRO-EXPECTED", f"the active player takes an action, not {type(cmd).__name__}")
-        out = _Out(self.folder, clone(state))
+        out = Emitter(clone(state), self.folder.evolve)
         out.emit(event)
         if out.state.actions_left <= 0:
             self._end_turn(out)
@@ -251,7 +236,7 @@ class ProsperityRules:
 
     # ---- turn, count and end flow -------------------------------------------------------
 
-    def _draw(self, out: _Out, seat: int) -> None:
+    def _draw(self, out: Emitter[ProsperityState], seat: int) -> None:
         s = out.state
         tile = s.deck[0]
         symbol = self.data.tiles[tile].count
@@ -259,7 +244,7 @@ class ProsperityRules:
         out.emit(c.TileDrawn(seat=seat, turn=s.turn + 1, tile=tile, symbol=symbol))
         self._advance(out)
 
-    def _end_turn(self, out: _Out) -> None:
+    def _end_turn(self, out: Emitter[ProsperityState]) -> None:
         s = out.state
         seat = s.active
         if s.deck:
@@ -271,7 +256,7 @@ class ProsperityRules:
         out.emit(c.FinalScoringStarted(order=[(seat + k) % s.num_players for k in range(s.num_players)]))
         self._advance(out)
 
-    def _advance(self, out: _Out) -> None:
+    def _advance(self, out: Emitter[ProsperityState]) -> None:
         """Count for every seat that needs no choice, stopping at the first that does; then file
         the tile (a turn's count) or finish the game (the final energy count)."""
         s = out.state
@@ -285,7 +270,7 @@ class ProsperityRules:
         elif s.phase == FINAL and not s.over:
             self._finish(out)
 
-    def _finish(self, out: _Out) -> None:
+    def _finish(self, out: Emitter[ProsperityState]) -> None:
         s = out.state
         n = s.num_players
         order = [(s.active + k) % n for k in range(n)]
@@ -380,7 +365,7 @@ class ProsperityRules:
             return c.SplitResearch(energy=options[len(options) // 2] if options else 0)
         return c.Income()
 
-    def view(self, state: ProsperityState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: ProsperityState, seat: int | None) -> ProsperityView:
         return build_view(self.data, state, seat)
 
     def public_event(self, event: msgspec.Struct) -> msgspec.Struct | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from contracts import prosperity as wire
+from contracts.views.prosperity import ProsperityView
 from games.prosperity import RULES
 from games.prosperity.bots import GreedyBot
 from games.prosperity.determinize import determinize
@@ -21,6 +22,7 @@ SPEC = GameSpec(
     rules=RULES,
     title="Prosperity",
     contracts=wire,
+    view=ProsperityView,
     greedy=lambda: GreedyBot(RULES.data),
     determinize=_determinize,
     rules_doc="docs/rules/prosperity.md",

@@ -7,11 +7,21 @@ holds, so the symbols still to be counted (per decade and overall) are shown too
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
+import msgspec
+
+from contracts.views.prosperity import (
+    LaidTile,
+    Pending,
+    ProsperityPlayer,
+    ProsperityView,
+    Research,
+    SpaceView,
+    SymbolCounts,
+)
 from games.prosperity import scoring as sc
 from games.prosperity.components import SYMBOLS, ProsperityData
-from games.prosperity.state import COUNT, FINAL, SETUP, TRACKS, ProsperityState
+from games.prosperity.state import COUNT, FINAL, SETUP, ProsperityState
 
 
 def counts_left(data: ProsperityData, state: ProsperityState) -> tuple[dict[str, int], dict[str, int]]:
@@ -34,24 +44,25 @@ def counts_left(data: ProsperityData, state: ProsperityState) -> tuple[dict[str,
     return ({s: total[s] - drawn[s] for s in SYMBOLS}, {s: decade_left[s] for s in SYMBOLS})
 
 
-def _player(data: ProsperityData, state: ProsperityState, seat: int) -> dict[str, Any]:
+def _player(data: ProsperityData, state: ProsperityState, seat: int) -> ProsperityPlayer:
     p = state.players[seat]
-    out: dict[str, Any] = {
-        "seat": seat,
-        "side": p.side,
-        "money": p.money,
-        "discs": p.discs,
-        "points": p.points,
-        "research": {t: p.research[i] for i, t in enumerate(TRACKS)},
-        "energy": p.energy,
-        "ecology": p.ecology,
-    }
+    base = ProsperityPlayer(
+        seat=seat,
+        side=p.side,
+        money=p.money,
+        discs=p.discs,
+        points=p.points,
+        research=Research(energy=p.research[0], ecology=p.research[1]),
+        energy=p.energy,
+        ecology=p.ecology,
+    )
     if not p.side:
-        return out
+        return base
     board = data.boards[p.side]
     shown = sc.shown(data, board, p.stacks)
     index = data.space_index[p.side]
-    out.update(
+    return msgspec.structs.replace(
+        base,
         capital=shown.capital,
         research_symbols=shown.research,
         prosperity_symbols=shown.prosperity,
@@ -59,28 +70,27 @@ def _player(data: ProsperityData, state: ProsperityState, seat: int) -> dict[str
         pollution_spaces=board.pollution_spaces,
         polluted=sc.polluted(board, p.discs),
         spaces=[
-            {
-                "id": space.id,
-                "colour": space.colour,
-                "tiles": list(p.stacks[i]),
-                "shows": p.stacks[i][-1] if p.stacks[i] else (space.printed.name if space.printed else None),
-                "usable": not space.needs or bool(p.stacks[index[space.needs]]),
-                "needs": space.needs or None,
-            }
+            SpaceView(
+                id=space.id,
+                colour=space.colour,
+                tiles=list(p.stacks[i]),
+                shows=p.stacks[i][-1] if p.stacks[i] else (space.printed.name if space.printed else None),
+                usable=not space.needs or bool(p.stacks[index[space.needs]]),
+                needs=space.needs or None,
+            )
             for i, space in enumerate(board.spaces)
         ],
     )
-    return out
 
 
-def build_view(data: ProsperityData, state: ProsperityState, seat: int | None) -> dict[str, Any]:
+def build_view(data: ProsperityData, state: ProsperityState, seat: int | None) -> ProsperityView:
     # Prosperity has no private hands: every seat sees the same table; `you` only says who asks.
     left, decade_left = counts_left(data, state)
-    pending: dict[str, Any] | None = None
+    pending: Pending | None = None
     if not state.over and state.phase in (COUNT, FINAL) and state.queue:
         head = state.queue[0]
         options = sc.pending_options(data, state, head)
-        pending = {"seat": head, "symbol": state.symbol, "final": state.phase == FINAL, "options": list(options)}
+        pending = Pending(seat=head, symbol=state.symbol, final=state.phase == FINAL, options=list(options))
     if state.over:
         to_act: list[int] = []
     elif state.phase == SETUP:
@@ -89,33 +99,32 @@ def build_view(data: ProsperityData, state: ProsperityState, seat: int | None) -
         to_act = state.queue[:1]
     else:
         to_act = [state.active]
-    return {
-        "game": "prosperity",
-        "you": seat,
-        "phase": state.phase,
-        "over": state.over,
-        "turn": state.turn,
-        "turns": len(state.drawn) + len(state.deck),
-        "active": state.active,
-        "first_player": state.first_player,
-        "to_act": to_act,
-        "actions_left": state.actions_left,
-        "counting": state.symbol if state.phase == COUNT else None,
-        "drawn_tile": state.drawn[-1] if state.phase == COUNT and state.drawn else None,
-        "pending": pending,
-        "deck_size": len(state.deck),
-        "deck_backs": list(state.backs),
-        "counts_left": left,
-        "decade_counts_left": decade_left,
-        "drawn": list(state.drawn),
-        "research_board": list(state.research_board),
+    return ProsperityView(
+        you=seat,
+        phase=state.phase,
+        over=state.over,
+        turn=state.turn,
+        turns=len(state.drawn) + len(state.deck),
+        active=state.active,
+        first_player=state.first_player,
+        to_act=to_act,
+        actions_left=state.actions_left,
+        counting=state.symbol if state.phase == COUNT else None,
+        drawn_tile=state.drawn[-1] if state.phase == COUNT and state.drawn else None,
+        pending=pending,
+        deck_size=len(state.deck),
+        deck_backs=list(state.backs),
+        counts_left=SymbolCounts(**left),
+        decade_counts_left=SymbolCounts(**decade_left),
+        drawn=list(state.drawn),
+        research_board=list(state.research_board),
         # The same tiles as they lie beside the research board: by side, then level.
-        "research_board_layout": [
-            {"tile": t.id, "side": t.side, "level": t.level, "type": t.type}
+        research_board_layout=[
+            LaidTile(tile=t.id, side=t.side, level=t.level, type=t.type)
             for t in sorted((data.tiles[tid] for tid in state.research_board), key=lambda t: (t.side, t.level, t.id))
         ],
-        "players": [_player(data, state, i) for i in range(state.num_players)],
-        "final_scores": list(state.final_scores),
-        "money_left": list(state.final_money),
-        "winners": list(state.winners),
-    }
+        players=[_player(data, state, i) for i in range(state.num_players)],
+        final_scores=list(state.final_scores),
+        money_left=list(state.final_money),
+        winners=list(state.winners),
+    )

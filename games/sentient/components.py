@@ -6,12 +6,13 @@ face means editing the TOML file only.
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+
+from games.kit import DataError, fail, read_toml
 
 DATA_FILE = Path(__file__).parent / "data" / "sentient.toml"
 
@@ -30,10 +31,6 @@ KINDS_BY_TYPE: dict[str, frozenset[str]] = {
     "military": frozenset({"sum_at_least", "sum_at_most", "difference_at_least", "difference_at_most"}),
     "service": frozenset({"sum_minus", "left_die", "right_die", "lower_die", "higher_die", "difference"}),
 }
-
-
-class DataError(ValueError):
-    """Bad component data; the message names the file and the offending field."""
 
 
 class Card(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -85,30 +82,26 @@ class SentientData(msgspec.Struct, frozen=True, kw_only=True):
     side_ids: tuple[str, ...]
 
 
-def _fail(path: Path, where: str, problem: str) -> DataError:
-    return DataError(f"{path}: {where}: {problem}")
-
-
 def _check_card(path: Path, index: int, card: Card) -> None:
     where = f"cards[{index}] (id {card.id!r})"
     if card.kind not in KINDS_BY_TYPE[card.type]:
         allowed = ", ".join(sorted(KINDS_BY_TYPE[card.type]))
-        raise _fail(path, where + ".kind", f"{card.kind!r} is not a {card.type} kind (one of: {allowed})")
+        raise fail(path, where + ".kind", f"{card.kind!r} is not a {card.type} kind (one of: {allowed})")
     if card.kind == "match":
         if not 1 <= card.number <= 6:
-            raise _fail(path, where + ".number", "must be a die face 1..6")
+            raise fail(path, where + ".number", "must be a die face 1..6")
         if card.points_one <= 0 or card.points_both <= 0:
-            raise _fail(path, where + ".points_one/points_both", "must be positive")
+            raise fail(path, where + ".points_one/points_both", "must be positive")
     elif card.type == "military":
         if not 0 <= card.threshold <= 12:
-            raise _fail(path, where + ".threshold", "must be within 0..12")
+            raise fail(path, where + ".threshold", "must be within 0..12")
         if card.vp <= 0:
-            raise _fail(path, where + ".vp", "must be positive")
+            raise fail(path, where + ".vp", "must be positive")
     elif card.type == "service":
         if card.offset < 0:
-            raise _fail(path, where + ".offset", "must not be negative")
+            raise fail(path, where + ".offset", "must not be negative")
     elif card.vp <= 0:
-        raise _fail(path, where + ".vp", "must be positive")
+        raise fail(path, where + ".vp", "must be positive")
 
 
 def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> SentientData:
@@ -122,24 +115,24 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> SentientData:
     ids = [c.id for c in f.cards] + [i.id for i in f.investors] + [s.id for s in f.board_sides]
     dupes = sorted(k for k, n in Counter(ids).items() if n > 1)
     if dupes:
-        raise _fail(path, "id", f"duplicate ids {dupes}")
+        raise fail(path, "id", f"duplicate ids {dupes}")
     if len(f.cards) != CARDS_PER_TYPE * len(CARD_TYPES):
-        raise _fail(path, "cards", f"expected {CARDS_PER_TYPE * len(CARD_TYPES)} cards, found {len(f.cards)}")
+        raise fail(path, "cards", f"expected {CARDS_PER_TYPE * len(CARD_TYPES)} cards, found {len(f.cards)}")
     per_type: Counter[str] = Counter(c.type for c in f.cards)
     for t in CARD_TYPES:
         if per_type[t] != CARDS_PER_TYPE:
-            raise _fail(path, "cards", f"expected {CARDS_PER_TYPE} {t} cards, found {per_type[t]}")
+            raise fail(path, "cards", f"expected {CARDS_PER_TYPE} {t} cards, found {per_type[t]}")
     for i, card in enumerate(f.cards):
         _check_card(path, i, card)
 
     pairs = Counter((inv.round, inv.type) for inv in f.investors)
     expected = {(r, t) for r in range(1, ROUNDS + 1) for t in CARD_TYPES}
     if len(f.investors) != len(expected) or set(pairs) != expected:
-        raise _fail(path, "investors", "expected exactly one investor of each type for each round 1..3")
+        raise fail(path, "investors", "expected exactly one investor of each type for each round 1..3")
 
     side_types = [s.starting_investor for s in f.board_sides]
     if len(side_types) != len(CARD_TYPES) or set(side_types) != set(CARD_TYPES):
-        raise _fail(path, "board_sides", "expected 5 sides, each with a different starting investor type")
+        raise fail(path, "board_sides", "expected 5 sides, each with a different starting investor type")
 
     by_round = tuple(tuple(inv.id for inv in f.investors if inv.round == r) for r in range(1, ROUNDS + 1))
     return SentientData(
@@ -154,9 +147,4 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> SentientData:
 
 
 def load(path: Path = DATA_FILE) -> SentientData:
-    try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DataError(f"{path}: cannot read component data: {exc}") from exc
-    return parse(raw, path)
+    return parse(read_toml(path)[0], path)

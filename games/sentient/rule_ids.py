@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.base import Rejected
+from games.kit import refuser
 
 RULES_TEXT: dict[str, str] = {
     # Set-up and round preparation (applied by the engine, never a refusal).
@@ -87,5 +87,4 @@ REFUSAL_RULES: tuple[str, ...] = (
 )
 
 
-def reject(rule: str, detail: str) -> Rejected:
-    return Rejected(rule=rule, text=RULES_TEXT[rule], detail=detail)
+reject = refuser(RULES_TEXT)

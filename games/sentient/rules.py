@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
 from contracts import sentient as c
+from contracts.views.sentient import SentientView
 from games.base import Rejected, Result
+from games.kit import Emitter
 from games.rng import Rng
 from games.sentient import fold
 from games.sentient.components import SentientData, load
@@ -29,21 +30,6 @@ ROUNDS = 3
 DICE_PER_PLAYER = NETWORK_SLOTS + 1
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
-
-
-class _Out:
-    """Events of one decision, folded into a scratch copy as they are emitted so that later steps
-    (refills, round end) see the consequences of earlier ones."""
-
-    __slots__ = ("events", "state")
-
-    def __init__(self, state: SentientState) -> None:
-        self.state = state
-        self.events: list[msgspec.Struct] = []
-
-    def emit(self, event: msgspec.Struct) -> None:
-        self.events.append(event)
-        fold.evolve(self.state, event)
 
 
 def _active(state: SentientState, seat: int) -> bool:
@@ -86,7 +72,7 @@ class SentientRules:
     def setup(self, num_players: int, rng: Rng) -> list[msgspec.Struct]:
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"Sentient takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {num_players}")
-        out = _Out(new_state(num_players))
+        out = Emitter(new_state(num_players), fold.evolve)
         sides = rng.shuffled(list(self.data.side_ids))[:num_players]
         out.emit(
             c.BoardsDealt(
@@ -99,14 +85,14 @@ class SentientRules:
         self._prepare_round(out, 1, rng.shuffled(list(range(num_players))), rng)
         return out.events
 
-    def _prepare_round(self, out: _Out, round_no: int, turn_order: list[int], rng: Rng) -> None:
+    def _prepare_round(self, out: Emitter[SentientState], round_no: int, turn_order: list[int], rng: Rng) -> None:
         investors = rng.shuffled(list(self.data.investors_by_round[round_no - 1]))
         out.emit(c.RoundStarted(round=round_no, turn_order=turn_order, investors=investors))
         self._draw(out, list(range(1, FACTORY_SLOTS + 1)), rng)
         for seat in range(out.state.num_players):
             out.emit(c.DiceRolled(seat=seat, values=[rng.die() for _ in range(DICE_PER_PLAYER)]))
 
-    def _draw(self, out: _Out, slots: list[int], rng: Rng) -> None:
+    def _draw(self, out: Emitter[SentientState], slots: list[int], rng: Rng) -> None:
         """Fill factory `slots` from the deck, reshuffling the discard pile when the deck runs out."""
         s = out.state
         pending_slots: list[int] = []
@@ -181,7 +167,7 @@ class SentientRules:
             before[0] if cmd.block_left else calibrate(before[0], card.left),
             before[1] if cmd.block_right else calibrate(before[1], card.right),
         ]
-        out = _Out(clone(state))
+        out = Emitter(clone(state), fold.evolve)
         out.emit(
             c.CardAcquired(
                 seat=seat,
@@ -202,7 +188,7 @@ class SentientRules:
         p = state.players[seat]
         if p.passed:
             return reject("SEN-PASS-ONCE", f"seat {seat} already passed this round; {p.agents} agents left")
-        out = _Out(clone(state))
+        out = Emitter(clone(state), fold.evolve)
         if p.agents > 0:
             discarded = [cid for cid in state.factory if cid is not None]
             out.emit(c.PlayerPassed(seat=seat, discarded=discarded))
@@ -214,13 +200,13 @@ class SentientRules:
 
     # ---- turn and round flow ------------------------------------------------------------
 
-    def _end_turn(self, out: _Out, seat: int, rng: Rng) -> None:
+    def _end_turn(self, out: Emitter[SentientState], seat: int, rng: Rng) -> None:
         nxt = _next_seat(out.state, seat)
         out.emit(c.TurnEnded(seat=seat, next_seat=nxt))
         if nxt is None:
             self._end_round(out, rng)
 
-    def _end_round(self, out: _Out, rng: Rng) -> None:
+    def _end_round(self, out: Emitter[SentientState], rng: Rng) -> None:
         s = out.state
         round_no = s.round
         for seat, p in enumerate(s.players):
@@ -335,7 +321,7 @@ class SentientRules:
         # Only reachable when the seat is not waited on; decide will refuse it.
         return c.Pass()
 
-    def view(self, state: SentientState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: SentientState, seat: int | None) -> SentientView:
         return build_view(self.data, state, seat)
 
     def public_event(self, event: msgspec.Struct) -> msgspec.Struct | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from contracts import sentient as wire
+from contracts.views.sentient import SentientView
 from games.rng import Rng
 from games.sentient import RULES
 from games.sentient.bots import GreedyBot
@@ -21,6 +22,7 @@ SPEC = GameSpec(
     rules=RULES,
     title="Sentient",
     contracts=wire,
+    view=SentientView,
     greedy=lambda: GreedyBot(RULES.data),
     determinize=_determinize,
     rules_doc="docs/rules/sentient.md",

@@ -27,7 +27,7 @@ SEAT = "/v1/games/{game_id:str}/seats/{seat:int}"
 
 
 def seat_view(agg: m.Match, seat: int) -> SeatView:
-    view = agg.rules.view(agg.game, seat) if agg.game is not None else None
+    view = msgspec.to_builtins(agg.rules.view(agg.game, seat)) if agg.game is not None else None
     acting = m.to_act(agg)
     legal = (
         [Action(type=type_name(a), payload=msgspec.to_builtins(a)) for a in agg.rules.legal_actions(agg.game, seat)]

@@ -84,7 +84,7 @@ async def list_games(deps: Deps, title: str | None, status: str | None, limit: i
 
 
 def _state_of(agg: m.Match) -> PublicState:
-    built: dict[str, Any] = public_state(agg)
+    built: dict[str, Any] = public_state(agg, plain=True)
     return msgspec.convert(built, PublicState)
 
 

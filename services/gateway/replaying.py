@@ -50,7 +50,7 @@ def _fold_one(agg: m.Match, env: Any) -> msgspec.Struct | None:
 
 
 def _state(agg: m.Match) -> VersionedState:
-    return msgspec.convert({"version": agg.version, **public_state(agg)}, VersionedState)
+    return msgspec.convert({"version": agg.version, **public_state(agg, plain=True)}, VersionedState)
 
 
 def states(hist: history.History, from_version: int, limit: int) -> StatePage:

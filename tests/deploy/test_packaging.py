@@ -5,6 +5,7 @@ since the tests run from the source tree."""
 
 from __future__ import annotations
 
+import inspect
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from games.catalog import SPECS
 from tests.deploy.manifests import ROOT
 
 # Tracked files under the packages that are documentation, not read by the code.
@@ -81,6 +83,11 @@ def test_the_wheel_holds_every_data_file(built: tuple[list[str], Path, Path, Pat
     assert not missing, f"{wheel.name} lacks {sorted(missing)} (pyproject [tool.setuptools.package-data])"
     modules = {f for f in files if f.endswith(".py") and f.startswith(tuple(f"{r}/" for r in package_roots()))}
     assert not modules - names, f"{wheel.name} lacks modules {sorted(modules - names)[:5]}"
+    # Every data file a game's spec declares, by the path the game reads it from.
+    for spec in SPECS.values():
+        package = Path(inspect.getfile(type(spec.rules))).parent.relative_to(ROOT)
+        for data in spec.data_files:
+            assert (package / data).as_posix() in names, f"{wheel.name} lacks {spec.name}'s {data}"
 
 
 def test_the_sdist_holds_every_data_file_and_builds_the_same_wheel(built: tuple[list[str], Path, Path, Path]) -> None:

@@ -66,6 +66,8 @@ def test_the_cli_and_the_schema_know_the_toy_game(toy: Path, tmp_path: Path) -> 
     assert {"toydice.Roll", "toydice.Hold"} <= set(index["commands"])
     assert {"toydice.Started", "toydice.Rolled", "toydice.Banked", "toydice.Finished"} <= set(index["events"])
     assert json.loads((tmp_path / "commands" / "toydice.Roll.json").read_text())["title"] == "toydice.Roll"
+    assert "toydice" in index["views"] and (tmp_path / "views" / "toydice.json").is_file()
+    assert (tmp_path / "protocol" / "turn-request.toydice.json").is_file()
 
 
 def test_a_rules_type_missing_from_the_contracts_stops_start_up(toy: Path) -> None:

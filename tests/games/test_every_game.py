@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+import jsonschema
 import msgspec
 import pytest
 
@@ -164,3 +165,22 @@ def test_the_spec_names_files_that_exist(name: str) -> None:
         assert (package / data).is_file(), f"{name}: no data file {data} in {package}"
     # In this repository, or beside a game package that lives elsewhere.
     assert (ROOT / spec.rules_doc).is_file() or (package / spec.rules_doc).is_file(), spec.rules_doc
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_view_is_the_spec_view_and_matches_its_schema(name: str) -> None:
+    spec = SPECS[name]
+    schema = msgspec.json.schema(spec.view)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    check = jsonschema.Draft202012Validator(schema)
+    seen = 0
+    for fraction in (0.0, 0.5, 1.0):
+        game = _mid_game(spec, f"view-{name}", fraction)
+        for view in _views(game):
+            assert isinstance(view, spec.view)
+            data = codec.encode(view)
+            assert msgspec.json.decode(data, type=spec.view) == view
+            errors = [e.message for e in check.iter_errors(msgspec.json.decode(data))]
+            assert not errors, errors[:3]
+            seen += 1
+    assert seen >= 3 * (1 + spec.golden_players)

@@ -136,7 +136,7 @@ def played_view_keys(title: str, players: int) -> set[str]:
     keys: set[str] = set()
     for _ in range(5000):
         for seat in (None, *range(players)):
-            view_keys(game.view(seat), keys)
+            view_keys(msgspec.to_builtins(game.view(seat)), keys)
         if game.is_terminal():
             return keys
         seat = game.to_act()[0]

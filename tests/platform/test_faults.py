@@ -205,9 +205,12 @@ async def test_a_service_started_while_redis_is_down_waits_for_it(settings: Sett
     server = LocalRedis(free_ports(1), tmp_path / "redis")
     proc = ServiceProcess("referee", settings, server.url, "late-referee")
     try:
-        await asyncio.sleep(2.0)
+        # However long the process takes to import on a loaded machine, it says it waits, and lives.
+        async def waiting() -> bool:
+            return any(e.get("event") == "start_waiting_for_redis" for e in proc.events())
+
+        await wait_until(waiting, 20, what="the referee saying it waits for Redis")
         assert proc.alive(), proc.tail()
-        assert any(e.get("event") == "start_waiting_for_redis" for e in proc.events()), proc.tail()
         server.start()
         await wait_until(lambda: _started(proc), 20, what="the referee started once Redis answered")
         client = connect(server.url)

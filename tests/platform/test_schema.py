@@ -123,6 +123,11 @@ async def play(s: Scenario, out: Checked) -> None:
         for _, message in turn_requests(agg, 1_700_000_000_000):
             doc = json.loads(codec.encode(message))
             out.check("seat message", "protocol/seat-message.json", doc)
+            if doc["type"] == "turn":
+                # The same message against its game's typed TurnRequest: the view and every
+                # legal action typed (views/<game>.json, a union of the game's commands).
+                out.check("typed turn request", f"protocol/turn-request.{s.game_type}.json", doc)
+                out.check("view", f"views/{s.game_type}.json", doc["view"])
             for action in doc.get("legal_actions", []):
                 out.check("legal action", f"commands/{action['type']}.json", action["payload"])
 
@@ -237,6 +242,8 @@ async def test_every_message_of_real_games_validates(game: str) -> None:
         "export header",
         "export outcome",
         "seat message",
+        "typed turn request",
+        "view",
         "legal action",
     }
     assert expected <= set(out.kinds), expected - set(out.kinds)

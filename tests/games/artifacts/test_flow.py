@@ -36,8 +36,8 @@ def test_setup_lays_the_table(n: int) -> None:
     assert all(x is not None for m in state.market for x in m)
     assert [len(d) for d in state.decks] == [4, 4, 4, 6, 6]
     view = RULES.view(state, None)
-    assert [len(view["market"][d]) for d in "ABCDE"] == [4, 4, 4, 1, 1]
-    assert view["deck_sizes"] == {"A": 4, "B": 4, "C": 4, "D": 6, "E": 6}
+    assert [len(view.market[d]) for d in "ABCDE"] == [4, 4, 4, 1, 1]
+    assert view.deck_sizes == {"A": 4, "B": 4, "C": 4, "D": 6, "E": 6}
     seated = of(events, c.PlayersSeated)[0]
     assert isinstance(seated, c.PlayersSeated)
     first = seated.order[0]
@@ -248,24 +248,24 @@ def test_level_2_faces_of_the_market_only_with_a_die_on_a_buy_action() -> None:
     # hacer esto después de haber colocado un dado de Aventurero en la acción 'Comprar'".
     state = table(3, dice=[4, 4, 5], market={"B": ["B-01", "B-02", "B-03", "B-04"]})
     give(state, 0, dollars=30)
-    assert all(RULES.view(state, seat)["market_level_2"] is None for seat in (0, 1, 2, None))
+    assert all(RULES.view(state, seat).market_level_2 is None for seat in (0, 1, 2, None))
     act(state, 0, c.UseAction(die=5, card="guide"))  # a die elsewhere shows nothing
-    assert RULES.view(state, 0)["market_level_2"] is None
+    assert RULES.view(state, 0).market_level_2 is None
     act(state, 0, c.Buy(die=4, card="S-hq", action=1, market="B-01", row=2, col=1))
-    backs = RULES.view(state, 0)["market_level_2"]
+    backs = RULES.view(state, 0).market_level_2
     assert backs is not None
     for deck, i in (("A", 0), ("B", 1), ("E", 4)):
         assert [None if b is None else b["name"] for b in backs[deck]] == [
             None if x is None else DATA.assets[x].lv2.name for x in state.market[i]
         ]
     assert backs["B"][1] == msgspec.to_builtins(DATA.assets["B-02"].lv2)
-    assert RULES.view(state, 1)["market_level_2"] is None and RULES.view(state, None)["market_level_2"] is None
+    assert RULES.view(state, 1).market_level_2 is None and RULES.view(state, None).market_level_2 is None
     act(state, 0, c.EndTurn())  # dice leave the cards
-    assert RULES.view(state, 0)["market_level_2"] is None
+    assert RULES.view(state, 0).market_level_2 is None
     # An upgrade also puts the die on the buy action.
     roll(state, 0, [4, 4])
     act(state, 0, c.Upgrade(die=4, card="S-hq", action=1, target="S-canyon"))
-    assert RULES.view(state, 0)["market_level_2"] is not None
+    assert RULES.view(state, 0).market_level_2 is not None
 
 
 def _normal(cmd: msgspec.Struct) -> msgspec.Struct:

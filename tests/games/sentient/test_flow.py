@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import msgspec
@@ -103,13 +102,13 @@ def test_view_and_public_events_never_reveal_deck_order() -> None:
     events = RULES.setup(3, Rng.for_version("secret", 0))
     state = fold(3, events)
     view = RULES.view(state, 0)
-    text = json.dumps(view)
-    assert view["deck_size"] == len(state.deck) == 56
+    text = msgspec.json.encode(view).decode()
+    assert view.deck_size == len(state.deck) == 56
     assert not any(cid in text for cid in state.deck)
     public = [RULES.public_event(e) for e in events]
     assert all(getattr(e, "cards", "x") is None for e in public if isinstance(e, c.DeckShuffled))
     spectator = fold(3, [e for e in public if e is not None])
-    assert RULES.view(spectator, None)["factory"] == RULES.view(state, None)["factory"]
+    assert RULES.view(spectator, None).factory == RULES.view(state, None).factory
     assert spectator.deck == ["?"] * 56
 
 

@@ -145,7 +145,7 @@ function factoryPanel(view, p, name, kinds, data) {
         const hy = piece ? y + cell - 18 : y + cell / 2;
         g.push(hole(hx, hy, hr, m, k < inputs, { "data-seat": p.seat, "data-square": `${r + 1},${c + 1}`, "data-hole": k, "data-watch": `players.${p.seat}.factory.holes.${sq}.${k}` }));
       });
-      const fork = f.forks[`${r + 1},${c + 1}`];
+      const fork = f.forks.find((k) => k.row === r + 1 && k.col === c + 1)?.direction;
       if (fork) {
         const fx = x + 12;
         const fy = y + cell - 12;
