@@ -11,8 +11,8 @@ from collections import Counter
 import msgspec
 
 from contracts import artifacts as c
-from games.artifacts.actions import free_places, museum_orders
 from games.artifacts.components import KINDS, SIMPLE_EFFECTS, ArtifactsData
+from games.artifacts.decide import free_places, museum_orders
 from games.artifacts.state import ARRANGE, PLAY, ArtifactsState, slot_key
 
 _SCROLL = KINDS.index("scroll")

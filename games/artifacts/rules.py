@@ -1,5 +1,5 @@
 """Artifacts, Inc. rules: set-up, decide (dispatch), queries, results. Turn flow is in flow.py,
-the commands of a turn in actions.py, legal actions in legal.py."""
+the commands of a turn in decide.py, legal actions in legal.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import msgspec
 
 from contracts import artifacts as c
 from contracts.views.artifacts import ArtifactsView
-from games.artifacts import actions, fold
+from games.artifacts import decide, fold
 from games.artifacts.components import MARKET_DECKS, ArtifactsData, load
 from games.artifacts.flow import museum_bonus
 from games.artifacts.legal import legal_actions
@@ -97,20 +97,20 @@ class ArtifactsRules:
             return reject(self.data, "ART-PHASE", f"{type(command).__name__} is not possible {when}")
         data = self.data
         if isinstance(command, c.ArrangeStart):
-            return actions.arrange(data, state, seat, command, rng)
+            return decide.arrange(data, state, seat, command, rng)
         if isinstance(command, c.UseAction):
-            return actions.use_action(data, state, seat, command, rng)
+            return decide.use_action(data, state, seat, command, rng)
         if isinstance(command, c.Buy):
-            return actions.buy(data, state, seat, command, rng)
+            return decide.buy(data, state, seat, command, rng)
         if isinstance(command, c.Upgrade):
-            return actions.upgrade(data, state, seat, command, rng)
+            return decide.upgrade(data, state, seat, command, rng)
         if isinstance(command, c.SellToMuseum):
-            return actions.sell_museum(data, state, seat, command, rng)
+            return decide.sell_museum(data, state, seat, command, rng)
         if isinstance(command, c.SellToCollectors):
-            return actions.sell_collectors(data, state, seat, command, rng)
+            return decide.sell_collectors(data, state, seat, command, rng)
         if isinstance(command, c.Dive):
-            return actions.dive(data, state, seat, command, rng)
-        return actions.end_turn_now(data, state, seat, rng)
+            return decide.dive(data, state, seat, command, rng)
+        return decide.end_turn_now(data, state, seat, rng)
 
     # ---- folding, queries ---------------------------------------------------------------
 

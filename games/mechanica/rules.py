@@ -12,8 +12,8 @@ from games.base import Rejected, Result
 from games.kit import Emitter
 from games.mechanica import factory as fx
 from games.mechanica import fold
-from games.mechanica.actions import default_action, legal_actions
-from games.mechanica.checks import (
+from games.mechanica.components import MechanicaData, load
+from games.mechanica.decide import (
     check_blueprint,
     check_buy,
     check_fork,
@@ -23,7 +23,7 @@ from games.mechanica.checks import (
     check_truck,
     check_upgrade,
 )
-from games.mechanica.components import MechanicaData, load
+from games.mechanica.legal import default_action, legal_actions
 from games.mechanica.rule_ids import reject
 from games.mechanica.scoring import improvements_value, totals, winners
 from games.mechanica.state import MechanicaState, clone, new_state

@@ -150,6 +150,10 @@ async def check_mechanica(page: Any, view: dict[str, Any]) -> None:
     assert [int(v["vault"]) for v in await data(page, ".board-host [data-vault]")] == [
         p["vault"] for p in view["players"]
     ]
+    forks = await data(page, ".board-host .fork")
+    assert {(int(f["seat"]), f["square"]): f["fork"] for f in forks} == {
+        (p["seat"], f"{k['row']},{k['col']}"): k["direction"] for p in view["players"] for k in p["factory"]["forks"]
+    }
     shop = await data(page, ".board-host .wheel-space[data-price]")
     assert [(int(s["price"]), s["improvement"]) for s in shop] == [(s["price"], s["improvement"]) for s in view["shop"]]
     bps = await data(page, ".board-host .blueprint")

@@ -149,7 +149,7 @@ function factoryPanel(view, p, name, kinds, data) {
       if (fork) {
         const fx = x + 12;
         const fy = y + cell - 12;
-        g.push(s("g", { class: "fork", "data-fork": fork, "data-watch": `players.${p.seat}.factory.forks` },
+        g.push(s("g", { class: "fork", "data-fork": fork, "data-seat": p.seat, "data-square": `${r + 1},${c + 1}`, "data-watch": `players.${p.seat}.factory.forks` },
           s("circle", { cx: fx, cy: fy, r: 8, class: "fork-bg" }),
           s("polygon", { points: `${fx + 6},${fy} ${fx - 3},${fy - 5} ${fx - 3},${fy + 5}`, class: "fork-arrow", transform: `rotate(${ARROW_ROT[FORK_ARROW[fork]]} ${fx} ${fy})` })));
       }

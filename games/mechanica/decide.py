@@ -1,4 +1,4 @@
-"""Validation of the turn commands (other than EndTurn): each returns the events of an accepted
+"""Deciding the turn commands (other than EndTurn): each returns the events of an accepted
 command or the refusal naming the rule broken. `legal_actions` builds only commands these accept."""
 
 from __future__ import annotations
