@@ -47,8 +47,12 @@ register("lifecycle", lifecycle.COMMANDS, lifecycle.EVENTS)
 def _load_games() -> None:
     global _games_loaded
     if not _games_loaded:
-        _games_loaded = True
-        importlib.import_module("games.catalog")
+        _games_loaded = True  # set first: the catalog's own imports look types up
+        try:
+            importlib.import_module("games.catalog")
+        except BaseException:
+            _games_loaded = False  # every later lookup fails the same way, none answers half
+            raise
 
 
 def type_name(payload: msgspec.Struct | type[msgspec.Struct]) -> str:

@@ -23,33 +23,13 @@ PACKAGES: tuple[str, ...] = ("games.sentient", "games.prosperity", "games.mechan
 EXTRA_PACKAGES_ENV = "DICESTREAM_GAME_PACKAGES"
 
 
-def load_specs(packages: Iterable[str]) -> dict[str, GameSpec]:
-    """Import each package's `spec.SPEC`, check it and register its wire types."""
-    specs: dict[str, GameSpec] = {}
-    for package in packages:
-        try:
-            module = importlib.import_module(f"{package}.spec")
-        except ModuleNotFoundError as err:
-            raise GameSpecError(f"game package {package!r} has no importable spec module: {err}") from err
-        spec = getattr(module, "SPEC", None)
-        if not isinstance(spec, GameSpec):
-            raise GameSpecError(f"{package}.spec must define SPEC, a games.spec.GameSpec")
-        spec.check()
-        if spec.name in specs:
-            raise GameSpecError(f"two game packages declare the game {spec.name!r}")
-        commands, events = spec.wire_types()
-        registry.register(spec.name, commands, events, spec.view)
-        specs[spec.name] = spec
-    return specs
-
-
-def _extra_packages() -> list[str]:
-    return [p.strip() for p in os.environ.get(EXTRA_PACKAGES_ENV, "").split(",") if p.strip()]
-
-
-SPECS: dict[str, GameSpec] = load_specs([*PACKAGES, *_extra_packages()])
-GAMES: dict[str, Rules[Any]] = {name: spec.rules for name, spec in SPECS.items()}
-GREEDY: dict[str, Callable[[], Bot]] = {name: spec.greedy for name, spec in SPECS.items()}
+# Filled below, once every spec is loaded and checked; defined first so that a game package's
+# spec may import modules that import these (games.match, games.offline) while it loads.
+SPECS: dict[str, GameSpec] = {}
+GAMES: dict[str, Rules[Any]] = {}
+GREEDY: dict[str, Callable[[], Bot]] = {}
+# The games of this repository (each has a golden playthrough, tests/golden/).
+BUILT_IN: set[str] = set()
 
 
 def rules_for(name: str) -> Rules[Any] | None:
@@ -58,3 +38,41 @@ def rules_for(name: str) -> Rules[Any] | None:
 
 def spec_for(name: str) -> GameSpec | None:
     return SPECS.get(name)
+
+
+def load_specs(packages: Iterable[str]) -> dict[str, GameSpec]:
+    """Import each package's `spec.SPEC` and check them all; nothing is registered unless every
+    one is sound (a half-registered catalog would refuse one game's commands as unknown)."""
+    specs: dict[str, GameSpec] = {}
+    for package in packages:
+        try:
+            module = importlib.import_module(f"{package}.spec")
+        except ModuleNotFoundError as err:
+            if err.name not in (package, f"{package}.spec") and not package.startswith(f"{err.name}."):
+                raise  # the spec exists but needs a module that is missing: say which
+            raise GameSpecError(f"game package {package!r} has no importable spec module: {err}") from err
+        spec = getattr(module, "SPEC", None)
+        if not isinstance(spec, GameSpec):
+            raise GameSpecError(f"{package}.spec must define SPEC, a games.spec.GameSpec")
+        spec.check()
+        if spec.name in specs:
+            raise GameSpecError(f"two game packages declare the game {spec.name!r}")
+        specs[spec.name] = spec
+    return specs
+
+
+def _extra_packages() -> list[str]:
+    return [p.strip() for p in os.environ.get(EXTRA_PACKAGES_ENV, "").split(",") if p.strip()]
+
+
+def _install(specs: dict[str, GameSpec]) -> None:
+    for name, spec in specs.items():
+        commands, events = spec.wire_types()
+        registry.register(name, commands, events, spec.view)
+    SPECS.update(specs)
+    GAMES.update({name: spec.rules for name, spec in specs.items()})
+    GREEDY.update({name: spec.greedy for name, spec in specs.items()})
+
+
+_install(load_specs([*PACKAGES, *_extra_packages()]))
+BUILT_IN.update(name for name, spec in SPECS.items() if type(spec.rules).__module__.startswith(PACKAGES))

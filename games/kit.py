@@ -55,3 +55,13 @@ def refuser(texts: Mapping[str, str]) -> Callable[[str, str], Rejected]:
         return Rejected(rule=rule, text=texts[rule], detail=detail)
 
     return reject
+
+
+def published(path: Path, schema: type[msgspec.Struct]) -> dict[str, Any]:
+    """A data file as JSON, every field with its default filled in (as the game's loader reads it,
+    through `schema`): what the web page draws names and values from (GET /v1/catalog/<game>)."""
+    raw, _ = read_toml(path)
+    try:
+        return msgspec.to_builtins(msgspec.convert(raw, schema))  # type: ignore[no-any-return]
+    except msgspec.ValidationError as exc:
+        raise DataError(f"{path}: {exc}") from exc

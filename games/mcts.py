@@ -126,7 +126,7 @@ class MCTSBot:
             raise ValueError(f"bound to a {game.rules.name} game but built for {self.rules.name}")
         self._bound = game
 
-    def choose(self, view: dict[str, Any], legal: list[Command], seat: int) -> Command:
+    def choose(self, view: Any, legal: list[Command], seat: int) -> Command:
         # A view alone is not enough to search: the bot needs a game to clone and determinize.
         if self._bound is None:
             raise NotBound("MCTSBot needs a game to search: call choose_from(game, seat) or bind(game) first")

@@ -51,6 +51,10 @@ def determinizer_for(rules: Rules[Any]) -> Determinizer | None:
     hook = _registered.get(rules.name)
     if hook is not None:
         return hook
+    method = getattr(rules, "determinize", None)
+    if callable(method):
+        return cast(Determinizer, method)
+    # Only the very rules a spec declares: a variant (other data, a wrapper) may hide otherwise.
     spec = spec_for(rules.name)
     return spec.determinize if spec is not None and spec.rules is rules else None
 
@@ -192,7 +196,7 @@ class OfflineGame:
     # ---- copies -------------------------------------------------------------------------
 
     def clone(self, *, resample: bool = False, rng_seed: str | None = None, keep_events: bool = True) -> OfflineGame:
-        """An independent copy (`rules.clone` of the state; history and events copied).
+        """An independent copy (`rules.clone` of the state; history and, unless resampled, events copied).
 
         resample=True makes the copy a determinization: future randomness is drawn from `rng_seed`
         (required) instead of the game's seed, and the game's determinize hook re-deals the secrets
@@ -211,10 +215,12 @@ class OfflineGame:
             if rng_seed is not None:
                 raise ValueError("rng_seed is only used with resample=True; see with_seed")
             match = m.clone(self.match)
+        # A determinization keeps no log: the log holds the true seed and every secret dealt.
+        kept = keep_events and not resample and self.events is not None
         return OfflineGame(
             match,
             history=list(self.history),
-            events=list(self.events) if keep_events and self.events is not None else None,
+            events=list(self.events) if kept and self.events is not None else None,
             determinize=self._determinize,
         )
 

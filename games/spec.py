@@ -14,12 +14,17 @@ from typing import Any
 
 import msgspec
 
+from contracts.limits import MAX_TYPE, MAX_WORD
 from games.base import Rules
 from games.bots import Bot
 from games.rng import Rng
 
 # (state, rng) -> a NEW state: the secrets of `state` re-dealt from `rng`; the input is not mutated.
 Determinizer = Callable[[Any, Rng], Any]
+
+
+# CreateGame's game_type and an envelope's type are bounded on the wire.
+MAX_NAME = MAX_WORD
 
 
 class GameSpecError(RuntimeError):
@@ -49,6 +54,9 @@ class GameSpec:
     golden_players: int
     # Every rule id a refusal of the game can cite -> its text (the game's rule_ids module).
     rule_texts: Mapping[str, str] = field(default_factory=dict)
+    # The game's component data as the web page reads it (names and values of cards and tiles,
+    # GET /v1/catalog/<game>); None: the game publishes none (its page shows no board).
+    catalog_data: Callable[[], dict[str, Any]] | None = None
     # Data files the rules read, relative to the package (shipped by pyproject's package-data rule).
     data_files: Sequence[str] = field(default_factory=tuple)
 
@@ -62,8 +70,13 @@ class GameSpec:
     def check(self) -> None:
         """Refuse a declaration the platform could not serve, naming what is wrong."""
         name = self.rules.name
-        if not name.isidentifier() or not name.islower():
-            raise GameSpecError(f"game name {name!r} must be a lower-case identifier (it prefixes wire names)")
+        if not name.isidentifier() or not name.islower() or len(name) > MAX_NAME or name == "lifecycle":
+            raise GameSpecError(
+                f"game name {name!r} must be a lower-case identifier of at most {MAX_NAME} characters, "
+                "not 'lifecycle' (it prefixes wire names)"
+            )
+        if not (isinstance(self.view, type) and issubclass(self.view, msgspec.Struct)):
+            raise GameSpecError(f"{name}: view must be a msgspec.Struct type, not {self.view!r}")
         commands, events = self.wire_types()
         for label, declared, ruled in (
             ("command", commands, self.rules.command_types),
@@ -76,6 +89,9 @@ class GameSpec:
                     f"{self.contracts.__name__}.{label.upper()}S, so they have no wire name"
                 )
             names = [t.__name__ for t in declared]
+            too_long = [n for n in names if len(f"{name}.{n}") > MAX_TYPE]
+            if too_long:
+                raise GameSpecError(f"{name}: wire names of {too_long} exceed {MAX_TYPE} characters")
             if len(set(names)) != len(names):
                 raise GameSpecError(f"{name}: two {label} types share a class name in {self.contracts.__name__}")
         config = self.view.__struct_config__

@@ -45,6 +45,8 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_DEAD_KEPT": "referee: dead letters kept, the newest (default 100000; 0: all)",
     "DICESTREAM_SEAT_KEPT": "turns: messages a seat stream keeps, the newest (default 1; 0: all)",
     "DICESTREAM_SEAT_TTL_S": "turns: a seat stream is removed this long after its GameOver (default 3600; 0: never)",
+    "DICESTREAM_GAME_PACKAGES": "every service and the CLI: comma-separated game packages to run besides the "
+    "built-in games (docs/adding-a-game.md); the same list for every process of an installation",
     "DICESTREAM_ARCHIVE_DIR": "archive, CLI, gateway: the folder of archived games' files (docs/scaling.md)",
     "DICESTREAM_REPLY_TTL_S": "referee: a reply stream expires this long after its last reply (default 3600; 0: never)",
     "DICESTREAM_START_WAIT_S": "serve, up: how long to wait for an unreachable Redis before exiting 3 (default 10)",

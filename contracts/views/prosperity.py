@@ -48,7 +48,7 @@ class SpaceView(msgspec.Struct, frozen=True, kw_only=True):
 
 class ProsperityPlayer(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     seat: int
-    # "" until the seat has chosen a board side; the fields after `ecology` are null until then.
+    # "" until the seat has chosen a board side; the fields after `ecology` are absent until then.
     side: str
     money: int
     discs: int

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from games.kit import DataError, fail, read_toml
+from games.kit import published as kit_published
 
 DATA_FILE = Path(__file__).parent / "data" / "artifacts.toml"
 
@@ -347,3 +348,8 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ArtifactsData:
 
 def load(path: Path = DATA_FILE) -> ArtifactsData:
     return parse(read_toml(path)[0], path)
+
+
+def published() -> dict[str, Any]:
+    """The data file as GET /v1/catalog/<game> publishes it (games.kit.published)."""
+    return kit_published(DATA_FILE, _File)

@@ -6,6 +6,7 @@ from contracts import artifacts as wire
 from contracts.views.artifacts import ArtifactsView
 from games.artifacts import RULES
 from games.artifacts.bots import GreedyBot
+from games.artifacts.components import published
 from games.artifacts.determinize import determinize
 from games.artifacts.rule_ids import RULES_TEXT, rule_text
 from games.spec import GameSpec
@@ -21,5 +22,6 @@ SPEC = GameSpec(
     # With the data's values in place of the placeholders, as refusals cite them.
     rule_texts={rule: rule_text(rule, RULES.data) for rule in RULES_TEXT},
     golden_players=3,
+    catalog_data=published,
     data_files=("data/artifacts.toml",),
 )

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import msgspec
 
 from games.kit import DataError, fail, read_toml
+from games.kit import published as kit_published
 
 DATA_FILE = Path(__file__).parent / "data" / "mechanica.toml"
 
@@ -322,3 +323,8 @@ def load(path: Path = DATA_FILE) -> MechanicaData:
     # yields a different data_version, so old games are never judged by new data.
     digest = hashlib.sha256(raw_bytes).hexdigest()[:12]
     return msgspec.structs.replace(data, data_version=f"{data.data_version}+{digest}")
+
+
+def published() -> dict[str, Any]:
+    """The data file as GET /v1/catalog/<game> publishes it (games.kit.published)."""
+    return kit_published(DATA_FILE, _File)

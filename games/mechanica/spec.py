@@ -6,6 +6,7 @@ from contracts import mechanica as wire
 from contracts.views.mechanica import MechanicaView
 from games.mechanica import RULES
 from games.mechanica.bots import GreedyBot
+from games.mechanica.components import published
 from games.mechanica.determinize import determinize
 from games.mechanica.rule_ids import RULES_TEXT
 from games.spec import GameSpec
@@ -20,5 +21,6 @@ SPEC = GameSpec(
     rules_doc="docs/rules/mechanica.md",
     rule_texts=RULES_TEXT,
     golden_players=2,
+    catalog_data=published,
     data_files=("data/mechanica.toml",),
 )

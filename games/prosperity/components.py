@@ -13,6 +13,7 @@ from typing import Any, Literal
 import msgspec
 
 from games.kit import DataError, fail, read_toml
+from games.kit import published as kit_published
 
 DATA_FILE = Path(__file__).parent / "data" / "prosperity.toml"
 
@@ -231,3 +232,8 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ProsperityData:
 
 def load(path: Path = DATA_FILE) -> ProsperityData:
     return parse(read_toml(path)[0], path)
+
+
+def published() -> dict[str, Any]:
+    """The data file as GET /v1/catalog/<game> publishes it (games.kit.published)."""
+    return kit_published(DATA_FILE, _File)

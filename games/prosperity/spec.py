@@ -8,6 +8,7 @@ from contracts import prosperity as wire
 from contracts.views.prosperity import ProsperityView
 from games.prosperity import RULES
 from games.prosperity.bots import GreedyBot
+from games.prosperity.components import published
 from games.prosperity.determinize import determinize
 from games.prosperity.rule_ids import RULES_TEXT
 from games.rng import Rng
@@ -28,5 +29,6 @@ SPEC = GameSpec(
     rules_doc="docs/rules/prosperity.md",
     rule_texts=RULES_TEXT,
     golden_players=3,
+    catalog_data=published,
     data_files=("data/prosperity.toml",),
 )

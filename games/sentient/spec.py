@@ -9,6 +9,7 @@ from contracts.views.sentient import SentientView
 from games.rng import Rng
 from games.sentient import RULES
 from games.sentient.bots import GreedyBot
+from games.sentient.components import published
 from games.sentient.determinize import determinize
 from games.sentient.rule_ids import RULES_TEXT
 from games.spec import GameSpec
@@ -28,5 +29,6 @@ SPEC = GameSpec(
     rules_doc="docs/rules/sentient.md",
     rule_texts=RULES_TEXT,
     golden_players=3,
+    catalog_data=published,
     data_files=("data/sentient.toml",),
 )

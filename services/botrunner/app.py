@@ -80,6 +80,8 @@ class Playing(msgspec.Struct, kw_only=True):
     sent: bytes | None = None  # the last answer as sent, to send again byte for byte
     sent_at: float = msgspec.field(default_factory=time.monotonic)
     resends: int = 0
+    # The version of a turn request this bot could not read (said once, then skipped).
+    unreadable: int = -1
 
 
 def seat_field(game_id: str, seat: int) -> str:
@@ -270,7 +272,20 @@ class BotRunner:
                 self.finished[key[0]] = message
                 done.append(playing)
             elif message.version > playing.hosted.answered:
-                sends.append((playing, self._answer(playing, message)))
+                try:
+                    sends.append((playing, self._answer(playing, message)))
+                except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
+                    # A request this bot cannot read (a view of another shape, written by a turn
+                    # service of another version) costs that seat this move, never the others'.
+                    if playing.unreadable != message.version:
+                        playing.unreadable = message.version
+                        log.warning(
+                            "turn_request_unreadable",
+                            game_id=key[0],
+                            seat=key[1],
+                            version=message.version,
+                            error=str(exc)[:200],
+                        )
             elif now - playing.sent_at >= self.resend_s and playing.resends < RESENDS:
                 stalled.append((playing, message))
         if stalled:

@@ -43,7 +43,10 @@ class CreateGameBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     """A new game. `game_id` is yours to choose (or the gateway picks one); keep it and the
     `command_id` to retry safely after a timeout."""
 
-    game_type: Annotated[str, Meta(max_length=32, description="sentient, prosperity, mechanica or artifacts")]
+    game_type: Annotated[
+        str,
+        Meta(max_length=32, description="a game of GET /v1/catalog, e.g. sentient"),
+    ]
     num_players: Annotated[int, Meta(ge=1, le=8)]
     move_timeout_s: Annotated[float, Meta(gt=0, le=86400)] | None = None
     game_id: GameId | None = None

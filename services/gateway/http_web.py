@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -73,12 +71,8 @@ def entry(title: str) -> CatalogEntry:
 def catalog(title: str) -> Catalog:
     """The title's TOML data file as JSON, every field with its default filled in (as the game's
     loader reads it): what the boards' names and values are drawn from."""
-    module = importlib.import_module(f"games.{title}.components")
-    path: Path = module.DATA_FILE
-    with path.open("rb") as fh:
-        raw = tomllib.load(fh)
-    data: dict[str, Any] = msgspec.to_builtins(msgspec.convert(raw, module._File))
-    return Catalog(**msgspec.structs.asdict(entry(title)), data=data)
+    published = SPECS[title].catalog_data
+    return Catalog(**msgspec.structs.asdict(entry(title)), data=published() if published is not None else {})
 
 
 async def _history(deps: Deps, game_id: str, outcomes: bool = True) -> history.History:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,56 @@ def test_a_rules_type_missing_from_the_contracts_stops_start_up(toy: Path) -> No
     assert "GameSpecError" in done.stderr and "['Extra']" in done.stderr and "toydice.contracts.EVENTS" in done.stderr
     twice = _run(toy, "-c", "import games.catalog", packages="toydice,toydice")
     assert twice.returncode != 0 and "two game packages declare the game 'toydice'" in twice.stderr
+
+
+GATEWAY = """
+import asyncio, httpx
+from dicestream.screenshots import gateway
+from games.bots import RandomBot
+from games.catalog import GREEDY
+from services.history import export_lines
+from services.selfplay import record_game
+
+async def main():
+    hist = await record_game("toydice", [GREEDY["toydice"](), RandomBot(1)], "toy-web", game_id="toy-web")
+    body = b"\\n".join(export_lines(hist)) + b"\\n"
+    async with gateway() as gw, httpx.AsyncClient(base_url=gw.url) as http:
+        titles = (await http.get("/v1/catalog")).json()
+        assert "toydice" in [t["title"] for t in titles], titles
+        data = await http.get("/v1/catalog/toydice")
+        assert data.status_code == 200 and data.json()["name"] == "Toy Dice", data.text
+        opened = await http.post("/v1/files/open", content=body)
+        assert opened.status_code == 200, opened.text
+        states = await http.post("/v1/files/states", params={"from_version": 1, "limit": 200}, content=body)
+        assert states.status_code == 200, states.text
+        last = states.json()["states"][-1]
+        assert last["view"]["game"] == "toydice" and last["summary"]["status"] == "over", last
+        print("served", len(states.json()["states"]), "states")
+
+asyncio.run(main())
+"""
+
+
+def test_the_gateway_serves_the_toy_game(toy: Path) -> None:
+    # The gateway starts with the plug-in listed, publishes it in its catalog, and replays a file
+    # of one of its games (recorded through the real referee) with no Redis.
+    done = _run(toy, "-c", GATEWAY)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "served" in done.stdout
+
+
+def test_a_spec_may_import_the_offline_api(toy: Path) -> None:
+    # A game package that imports games.offline (so games.match and the catalog) while the catalog
+    # is loading it: the lookups it needs exist before any spec is loaded.
+    twin = toy / "toyimport"
+    shutil.copytree(toy / "toydice", twin)
+    (twin / "data" / "toydice.toml").rename(twin / "data" / "toyimport.toml")
+    for path in twin.rglob("*.py"):
+        path.write_text(path.read_text().replace("toydice", "toyimport"))
+    spec = twin / "spec.py"
+    spec.write_text(
+        spec.read_text().replace("\nimport msgspec\n", "\nimport msgspec\n\nimport games.offline  # noqa: F401\n", 1)
+    )
+    done = _run(toy, "-c", "import games.catalog as c; print(sorted(c.SPECS))", packages="toyimport")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "toyimport" in done.stdout

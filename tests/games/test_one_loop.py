@@ -2,7 +2,7 @@
 
 Given the referee's seed and the seats its joins recorded, an `OfflineGame` fed the commands the
 referee accepted must produce exactly the events in the referee's log: set-up, every draw and roll,
-default actions, the end of the game and the revealed seed.
+the end of the game and the revealed seed; and it plays a resigned seat's turns as the referee does.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from games.bots import RandomBot
-from games.catalog import GREEDY, SPECS
+from games.catalog import BUILT_IN, GREEDY, SPECS
 from services.history import History, export_lines
 from services.selfplay import record_game
 
@@ -28,6 +28,7 @@ def greedy_then_random(game_type: str, players: int) -> Callable[[], list[Any]]:
 GOLDEN: dict[str, tuple[str, Any, str]] = {
     f"{name}-{spec.golden_players}p.jsonl": (name, greedy_then_random(name, spec.golden_players), f"golden-{name}-1")
     for name, spec in SPECS.items()
+    if name in BUILT_IN
 }
 
 

@@ -35,7 +35,7 @@ def test_seat_messages_are_the_contract_bytes_and_bots_answer_alike(title: str) 
                 break
             seat = game.to_act()[0]
             legal = game.legal_actions(seat)
-            view = game.view(seat)
+            view = msgspec.to_builtins(game.view(seat))  # as a client in any language holds it
             contract = TurnRequest(
                 game_id="g",
                 seat=seat,
@@ -48,7 +48,7 @@ def test_seat_messages_are_the_contract_bytes_and_bots_answer_alike(title: str) 
                 game_id="g",
                 seat=seat,
                 version=version,
-                view=view,
+                view=game.view(seat),
                 legal_actions=[LegalAction(type=type_name(a), payload=a) for a in legal],
                 deadline_ms=contract.deadline_ms,
             )

@@ -113,6 +113,10 @@ function factoryPanel(view, p, name, kinds, data) {
   const { rows, cols, arrows, areas } = view.board;
   const cell = Math.min(78, (W - 24) / cols);
   const f = p.factory;
+  // [{row, col, direction}]; a read model projected before forks were listed keys them "row,col".
+  const forks = Array.isArray(f.forks)
+    ? f.forks
+    : Object.entries(f.forks || {}).map(([at, direction]) => ({ row: +at.split(",")[0], col: +at.split(",")[1], direction }));
   const x0 = 12;
   const y0 = 36;
   for (let r = 0; r < rows; r += 1) {
@@ -145,7 +149,7 @@ function factoryPanel(view, p, name, kinds, data) {
         const hy = piece ? y + cell - 18 : y + cell / 2;
         g.push(hole(hx, hy, hr, m, k < inputs, { "data-seat": p.seat, "data-square": `${r + 1},${c + 1}`, "data-hole": k, "data-watch": `players.${p.seat}.factory.holes.${sq}.${k}` }));
       });
-      const fork = f.forks.find((k) => k.row === r + 1 && k.col === c + 1)?.direction;
+      const fork = forks.find((k) => k.row === r + 1 && k.col === c + 1)?.direction;
       if (fork) {
         const fx = x + 12;
         const fy = y + cell - 12;
