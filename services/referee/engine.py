@@ -20,8 +20,7 @@ import functools
 import hmac
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
 
 import msgspec
 import structlog
@@ -30,25 +29,20 @@ from prometheus_client import Counter
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import BusNotice
-from contracts.envelope import CommandEnvelope, EventEnvelope, event_id
 from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, Reply, digest
-from contracts.registry import type_name
-from contracts.rejection import rejection_envelope
 from contracts.upcast import outcome as upcast_outcome
 from games import match as m
-from games.base import Rejected
 from services import metrics, tokens
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, AppendRequest, AppendResult, EventStore
 from services.eventstore.keys import Keys, shard_of
 from services.follower import rebuild
 from services.referee import entries
 from services.referee.entries import Dead, Item, cut
+from services.referee.judging import Judge, Planned
 from services.referee.sink import Sink
 
 log = structlog.get_logger("referee")
 MAX_ATTEMPTS = 8
-# A seat sends the same token with every command: hash it once, not per command.
-_token_hash = functools.lru_cache(maxsize=1 << 14)(tokens.token_hash)
 # Commands per append pipeline, sent while the rest of the batch is still being judged. One
 # referee, 1,000 games, 2 cores (medians of 3 rounds, same run): one pipeline per batch 6.8k
 # commands/s; chunks of 16 or 32 9.0k, 64 9.6k-10.2k, 128 10.0k.
@@ -58,8 +52,6 @@ CHUNK = 64
 # Called once per intake entry the referee is done with: (stream, entry id, "accepted" |
 # "rejected" | "dead", the rule or the reason). Metrics and tests count outcomes with it.
 Observer = Callable[[str, bytes, str, str], None]
-# Refusals whose reply would go where the sender may not write: none is sent.
-_UNANSWERED = frozenset({"GAME-REPLY-TO"})
 
 
 @functools.lru_cache(maxsize=64)
@@ -67,22 +59,6 @@ def _judged(game_type: str, status: str) -> Counter:
     """The counter child of one (game type, outcome): bound once, incremented per command."""
     outcome = {ACCEPTED: "accepted", REJECTED: "refused"}.get(status, status)
     return metrics.COMMANDS.labels(game_type or "none", outcome)
-
-
-class Planned(msgspec.Struct, kw_only=True):
-    item: Item
-    outcome: CommandOutcome
-    public: list[bytes | None]
-    token: str | None
-    encoded: bytes  # the outcome, encoded once for the command record, the audit and the reply
-    game_type: str = ""  # for the metrics ("" until the game exists)
-
-
-class _EncodedReply(msgspec.Struct, frozen=True, kw_only=True):
-    """Encodes to the same JSON as `Reply`, around an outcome already encoded for the append."""
-
-    outcome: msgspec.Raw
-    token: str | None = None
 
 
 class Referee:
@@ -108,17 +84,16 @@ class Referee:
         self.keys = keys
         self.shards = shards
         self.secret = secret
-        # Commands on a shard's timer stream come from the turn service: only its Redis user may
-        # write there (deploy/redis/users.acl), so no token is needed, and none can be stolen.
-        self.timer_streams = {keys.timer(shard) for shard in range(shards)}
         self.group = group
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
         self.inline_effects = inline_effects
         self.chunk = chunk
         self.clock = clock
-        self.new_seed = new_seed
         self.observe = observe
+        self.judge = Judge(
+            keys, shards=shards, secret=secret, group=group, inline_effects=inline_effects, new_seed=new_seed
+        )
         self.stats = {"accepted": 0, "rejected": 0, "dead": 0, "conflicts": 0, "duplicates": 0}
 
     # ---- intake ----------------------------------------------------------------------------
@@ -179,106 +154,128 @@ class Referee:
     # ---- judging -----------------------------------------------------------------------------
 
     async def _judge(self, by_game: dict[str, list[Item]], now_ms: int, sink: Sink) -> list[Item]:
-        """Returns the handled items the sink must ack (with inline effects, applied commands are
-        acked by their append script); what is neither stays pending."""
+        """The unit of work of a batch: judge each game's commands on its cached aggregate, append
+        them (one guarded script per command), then settle each result; a game whose append lost
+        a race is reloaded and its remaining commands judged again. Returns the handled items the
+        sink must ack (with inline effects, applied commands are acked by their append script);
+        what is neither stays pending, for the reclaimer."""
         acks: list[Item] = []
         pending = by_game
         for _ in range(MAX_ATTEMPTS):
             if not pending:
                 break
             await self._load(list(pending))
-            # Taken now: judging yields between chunks, and another handler (the reclaimer) may
-            # evict one of these games meanwhile; its append guard still catches any conflict.
-            aggs = {g: self.cache.get(g) for g in pending}
-            # Judging is CPU here, appending is CPU in Redis: a chunk's appends are sent as soon as
-            # it is judged, and the next chunk is judged while Redis runs them. Chunks hold whole
-            # games, so no game's commands are split across two pipelines in flight.
-            plans: list[tuple[str, Planned]] = []
-            appends: list[AppendRequest] = []
-            sent: list[tuple[list[tuple[str, Planned]], asyncio.Task[list[AppendResult]]]] = []
-            for game_id, items in pending.items():
-                agg = aggs[game_id]
-                if agg is None:
-                    continue  # its log could not be folded: left pending, see _load
-                try:
-                    decided = [self._decide(agg, item, now_ms) for item in items]
-                except Exception:
-                    # A bug or bad data must not sink the batch: this game's commands stay pending,
-                    # are redelivered by the reclaimer and dead-lettered after max_deliveries.
-                    first = items[0].env
-                    log.exception(
-                        "decide_failed",
-                        game_id=game_id,
-                        command_id=first.command_id,
-                        version=agg.version,
-                        correlation_id=first.correlation_id or first.command_id,
-                    )
-                    self._evict(game_id)
-                    continue
-                if agg.status in (m.NEW, m.ARCHIVED):
-                    # Nothing to record for a game that does not exist (or no longer in Redis):
-                    # answer, ack, write no keys.
-                    self._evict(game_id)
-                    for plan, append in decided:
-                        if append.events:
-                            plans.append((game_id, plan))
-                            appends.append(append)
-                        else:
-                            self._publish(plan, sink)
-                            acks.append(plan.item)
-                    continue
+            plans, results = await self._append(self._plan(pending, now_ms, sink, acks))
+            pending = self._settle(plans, results, sink, acks)
+        return acks
+
+    def _plan(
+        self, pending: dict[str, list[Item]], now_ms: int, sink: Sink, acks: list[Item]
+    ) -> Iterator[tuple[str, list[tuple[Planned, AppendRequest]]]]:
+        """Judge the pending commands, one game at a time, as the appends are sent (a generator:
+        judging the next games overlaps Redis running the last chunk). What needs no append (a
+        game that does not exist) is answered into `sink` and `acks` at once."""
+        # Taken now: judging yields between chunks, and another handler (the reclaimer) may
+        # evict one of these games meanwhile; its append guard still catches any conflict.
+        aggs = {g: self.cache.get(g) for g in pending}
+        for game_id, items in pending.items():
+            agg = aggs[game_id]
+            if agg is None:
+                continue  # its log could not be folded: left pending, see _load
+            try:
+                decided = [self.judge.plan(agg, item, now_ms) for item in items]
+            except Exception:
+                # A bug or bad data must not sink the batch: this game's commands stay pending,
+                # are redelivered by the reclaimer and dead-lettered after max_deliveries.
+                first = items[0].env
+                log.exception(
+                    "decide_failed",
+                    game_id=game_id,
+                    command_id=first.command_id,
+                    version=agg.version,
+                    correlation_id=first.correlation_id or first.command_id,
+                )
+                self._evict(game_id)
+                continue
+            if agg.status in (m.NEW, m.ARCHIVED):
+                # Nothing to record for a game that does not exist (or no longer in Redis):
+                # answer, ack, write no keys.
+                self._evict(game_id)
                 for plan, append in decided:
-                    plans.append((game_id, plan))
-                    appends.append(append)
-                if len(appends) >= self.chunk:
-                    sent.append((plans, asyncio.ensure_future(self.store.append_many(appends))))
-                    plans, appends = [], []
-                    await asyncio.sleep(0)  # let the task write its pipeline before judging on
-            # The last chunk is awaited in place: a lone command (low load) pays for no task.
-            last: list[AppendResult] | BaseException = []
-            if appends:
-                try:
-                    last = await self.store.append_many(appends)
-                except Exception as exc:
-                    last = exc
-            answers = [*await asyncio.gather(*(task for _, task in sent), return_exceptions=True), last]
-            chunks = [chunk for chunk, _ in sent] + [plans]
-            failed = next((a for a in answers if isinstance(a, BaseException)), None)
-            if failed is not None:
-                # Some scripts may have run: the cached games may be ahead of their logs.
-                for chunk in chunks:
-                    for game_id, _ in chunk:
-                        self._evict(game_id)
-                raise failed
-            plans = [p for chunk in chunks for p in chunk]
-            results = [r for answer in answers for r in answer]  # type: ignore[union-attr]
-            retry: dict[str, list[Item]] = {}
-            for (game_id, plan), result in zip(plans, results, strict=True):
-                if game_id in retry:
-                    retry[game_id].append(plan.item)
-                elif result.status == OK:
-                    if self.inline_effects:
-                        self._count(plan)  # the append script published, replied and acked
-                    else:
+                    if not append.events:
                         self._publish(plan, sink)
                         acks.append(plan.item)
-                    if self.cache.get(game_id) is not None and self.cache[game_id].status == m.OVER:
-                        self._evict(game_id)  # no more moves will come: keep memory for live games
-                elif result.status == DUPLICATE:
-                    self.stats["duplicates"] += 1
+                decided = [(plan, append) for plan, append in decided if append.events]
+            yield game_id, decided
+
+    async def _append(
+        self, planned: Iterator[tuple[str, list[tuple[Planned, AppendRequest]]]]
+    ) -> tuple[list[tuple[str, Planned]], list[AppendResult]]:
+        """Send the appends in chunks of whole games, each as soon as it is cut, and await them all.
+        Judging is CPU here and appending is CPU in Redis: a chunk's scripts run while the next
+        games are judged. No game's commands are split across two pipelines in flight."""
+        chunks: list[list[tuple[str, Planned]]] = []
+        sent: list[asyncio.Task[list[AppendResult]]] = []
+        plans: list[tuple[str, Planned]] = []
+        appends: list[AppendRequest] = []
+        for game_id, decided in planned:
+            for plan, append in decided:
+                plans.append((game_id, plan))
+                appends.append(append)
+            if len(appends) >= self.chunk:
+                chunks.append(plans)
+                sent.append(asyncio.ensure_future(self.store.append_many(appends)))
+                plans, appends = [], []
+                await asyncio.sleep(0)  # let the task write its pipeline before judging on
+        # The last chunk is awaited in place: a lone command (low load) pays for no task.
+        last: list[AppendResult] | BaseException = []
+        if appends:
+            try:
+                last = await self.store.append_many(appends)
+            except Exception as exc:
+                last = exc
+        answers = [*await asyncio.gather(*sent, return_exceptions=True), last]
+        chunks.append(plans)
+        failed = next((a for a in answers if isinstance(a, BaseException)), None)
+        if failed is not None:
+            # Some scripts may have run: the cached games may be ahead of their logs.
+            for chunk in chunks:
+                for game_id, _ in chunk:
                     self._evict(game_id)
-                    self._reply_prior(plan, result.prior_outcome, sink)
-                    acks.append(plan.item)
-                    retry[game_id] = []
+            raise failed
+        results = [r for answer in answers for r in answer]  # type: ignore[union-attr]
+        return [p for chunk in chunks for p in chunk], results
+
+    def _settle(
+        self, plans: list[tuple[str, Planned]], results: list[AppendResult], sink: Sink, acks: list[Item]
+    ) -> dict[str, list[Item]]:
+        """Answer each appended command by its result; returns the games to judge again."""
+        retry: dict[str, list[Item]] = {}
+        for (game_id, plan), result in zip(plans, results, strict=True):
+            if game_id in retry:
+                retry[game_id].append(plan.item)
+            elif result.status == OK:
+                if self.inline_effects:
+                    self._count(plan)  # the append script published, replied and acked
                 else:
-                    # A conflict; SKIPPED only follows a duplicate or conflict, already in retry.
-                    assert result.status == CONFLICT, result.status
-                    self.stats["conflicts"] += 1
-                    self._evict(game_id)
-                    retry[game_id] = [plan.item]
-            pending = {g: items for g, items in retry.items() if items}
+                    self._publish(plan, sink)
+                    acks.append(plan.item)
+                if self.cache.get(game_id) is not None and self.cache[game_id].status == m.OVER:
+                    self._evict(game_id)  # no more moves will come: keep memory for live games
+            elif result.status == DUPLICATE:
+                self.stats["duplicates"] += 1
+                self._evict(game_id)
+                self._reply_prior(plan, result.prior_outcome, sink)
+                acks.append(plan.item)
+                retry[game_id] = []
+            else:
+                # A conflict; SKIPPED only follows a duplicate or conflict, already in retry.
+                assert result.status == CONFLICT, result.status
+                self.stats["conflicts"] += 1
+                self._evict(game_id)
+                retry[game_id] = [plan.item]
         # Whatever still conflicts after MAX_ATTEMPTS stays pending and is reclaimed later.
-        return acks
+        return {g: items for g, items in retry.items() if items}
 
     async def _load(self, game_ids: list[str]) -> None:
         missing = {g: 0 for g in game_ids if g not in self.cache}
@@ -297,179 +294,6 @@ class Referee:
 
     def _evict(self, game_id: str) -> None:
         self.cache.pop(game_id, None)
-
-    def _request(self, agg: m.Match, item: Item) -> tuple[m.Request, str | None]:
-        env, payload = item.env, item.payload
-        assert payload is not None
-        token = None
-        new_seed = new_token_hash = None
-        if isinstance(payload, lc.CreateGame):
-            new_seed = self.new_seed()
-        elif isinstance(payload, lc.JoinSeat):
-            token = tokens.seat_token(self.secret, env.game_id, payload.seat, env.command_id)
-            new_token_hash = tokens.token_hash(token)
-        req = m.Request(
-            payload=payload,
-            seat=env.seat,
-            token_hash=_token_hash(env.token) if env.token else None,
-            expected_version=env.expected_version,
-            admin=item.stream in self.timer_streams,
-            reply_client=item.reply_client,
-            new_seed=new_seed,
-            new_token_hash=new_token_hash,
-        )
-        return req, token
-
-    def _decide(self, agg: m.Match, item: Item, now_ms: int) -> tuple[Planned, AppendRequest]:
-        env = item.env
-        judged = agg.version
-        token = None
-        if item.early is not None:
-            verdict: list[msgspec.Struct] | Rejected = item.early
-            authed = m.authenticated(agg, env.seat, _token_hash(env.token) if env.token else None)
-            admin = item.stream in self.timer_streams
-        else:
-            req, token = self._request(agg, item)
-            authed = m.authenticated(agg, req.seat, req.token_hash)
-            admin = req.admin
-            verdict = m.decide(agg, req, apply=True)
-        base = {
-            "command_id": env.command_id,
-            "command_type": env.type,
-            "game_id": env.game_id,
-            "seat": env.seat,
-            "authenticated": authed,
-            "admin": admin,
-            "envelope_sha256": item.digest,
-            "correlation_id": env.correlation_id,
-            "expected_version": env.expected_version,
-            "received_at_ms": now_ms,
-            "judged_at_version": judged,
-            "reply_client": item.reply_client,
-        }
-        if isinstance(verdict, Rejected):
-            # A refusal keeps a bounded digest of what was asked, never the payload itself: anyone
-            # may send refused commands, as many and as large as the intake lets through.
-            outcome = CommandOutcome(
-                status=REJECTED,
-                to_version=judged,
-                rule=verdict.rule,
-                text=verdict.text,
-                detail=cut(verdict.detail),
-                payload=NULL,
-                payload_digest=digest(bytes(env.payload)),
-                **base,  # type: ignore[arg-type]
-            )
-            plan = Planned(
-                item=item,
-                outcome=outcome,
-                public=[],
-                token=None,
-                encoded=codec.encode(outcome),
-                game_type=agg.game_type,
-            )
-            return plan, AppendRequest(
-                game_id=agg.game_id,
-                expected_version=judged,
-                command_id=env.command_id,
-                outcome=plan.encoded,
-                # Only a refusal of a known sender (a seat's token, the referee's own services)
-                # reaches the game's public stream; the audit keeps every one.
-                public_rejection=codec.encode(rejection_envelope(outcome)) if authed or admin else None,
-                # An unauthenticated refusal is not remembered under its id: anyone can send one,
-                # and it must not pre-empt the real sender's command of the same id.
-                remember=authed,
-                **self._inline(plan),
-            )
-        private: list[bytes] = []
-        public: list[bytes | None] = []
-        version = judged
-        for event in verdict:  # already folded into the cache by decide(apply=True)
-            version += 1
-            payload = msgspec.Raw(codec.encode(event))
-            data = codec.encode(self._envelope(agg.game_id, version, event, env, now_ms, payload))
-            private.append(data)
-            shown = m.public_event(agg, event)
-            if shown is event:
-                public.append(data)
-            else:
-                public.append(
-                    None
-                    if shown is None
-                    else codec.encode(
-                        self._envelope(agg.game_id, version, shown, env, now_ms, msgspec.Raw(codec.encode(shown)))
-                    )
-                )
-        outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, payload=env.payload, **base)  # type: ignore[arg-type]
-        plan = Planned(
-            item=item,
-            outcome=outcome,
-            public=public,
-            token=token,
-            encoded=codec.encode(outcome),
-            game_type=agg.game_type,
-        )
-        return plan, AppendRequest(
-            game_id=agg.game_id,
-            expected_version=judged,
-            command_id=env.command_id,
-            outcome=plan.encoded,
-            events=private,
-            public=public,
-            **self._inline(plan),
-        )
-
-    def _inline(self, plan: Planned) -> dict[str, Any]:
-        if not self.inline_effects:
-            return {}
-        item = plan.item
-        return {"effects": self._effects(plan), "ack": (item.stream, self.group, item.entry_id)}
-
-    @staticmethod
-    def _envelope(
-        game_id: str,
-        version: int,
-        event: msgspec.Struct,
-        cmd: CommandEnvelope,
-        now_ms: int,
-        payload: msgspec.Raw | None = None,
-    ) -> EventEnvelope:
-        return EventEnvelope(
-            type=type_name(event),
-            game_id=game_id,
-            version=version,
-            event_id=event_id(game_id, version),
-            command_id=cmd.command_id,
-            correlation_id=cmd.correlation_id or cmd.command_id,
-            causation_id=cmd.command_id,
-            recorded_at_ms=now_ms,
-            payload=payload if payload is not None else msgspec.Raw(codec.encode(event)),
-        )
-
-    # ---- effects -------------------------------------------------------------------------------
-
-    def _effects(self, plan: Planned) -> list[tuple[str, bytes]]:
-        """What an applied command publishes: its bus notice (if accepted) and its reply."""
-        o = plan.outcome
-        out: list[tuple[str, bytes]] = []
-        if o.status == ACCEPTED:
-            notice = BusNotice(
-                game_id=o.game_id,
-                from_version=o.judged_at_version,
-                to_version=o.to_version,
-            )
-            out.append((self.keys.bus(shard_of(o.game_id, self.shards)), codec.encode(notice)))
-        reply_to = self._answer_to(plan.item, o)
-        if reply_to:
-            reply = _EncodedReply(outcome=msgspec.Raw(plan.encoded), token=plan.token)
-            out.append((reply_to, codec.encode(reply)))
-        return out
-
-    @staticmethod
-    def _answer_to(item: Item, o: CommandOutcome) -> str | None:
-        """Where the outcome is replied: the command's reply_to, unless the refusal is that the
-        sender may not name it."""
-        return None if o.rule in _UNANSWERED else item.env.reply_to
 
     def _count(self, plan: Planned) -> None:
         self._counted(plan.item, plan.outcome, plan.game_type)
@@ -507,7 +331,7 @@ class Referee:
 
     def _publish(self, plan: Planned, sink: Sink) -> None:
         self._count(plan)
-        for stream, data in self._effects(plan):
+        for stream, data in self.judge.effects(plan):
             sink.add(stream, {"data": data})
 
     def _reply_prior(self, plan: Planned, prior: bytes | None, sink: Sink) -> None:
@@ -539,7 +363,7 @@ class Referee:
         if self.observe is not None:
             self.observe(item.stream, item.entry_id, outcome.status, outcome.rule or "")
         # Neither the first answer nor this one may go where the sender may not write.
-        reply_to = self._answer_to(item, outcome) and self._answer_to(item, plan.outcome)
+        reply_to = self.judge.answer_to(item, outcome) and self.judge.answer_to(item, plan.outcome)
         if reply_to:
             sink.add(reply_to, {"data": codec.encode(Reply(outcome=outcome, token=token))})
 
@@ -569,6 +393,6 @@ class Referee:
             payload_digest=o.payload_digest or digest(bytes(plan.item.env.payload)),
         )
         self._counted(plan.item, refusal)
-        reply_to = self._answer_to(plan.item, o)
+        reply_to = self.judge.answer_to(plan.item, o)
         if reply_to:
             sink.add(reply_to, {"data": codec.encode(Reply(outcome=refusal))})

@@ -108,7 +108,8 @@ def test_mcts_beats_greedy() -> None:
         f"\nsentient 2p, MCTS ({ITERATIONS} iterations, greedy prior, random rollouts) vs greedy over {GAMES} "
         f"games: MCTS win share {rate:.3f} ({share:.1f}/{GAMES}); {per_move * 1000:.0f} ms per MCTS move"
     )
-    # A fair share is 0.5. Measured on these seeds: 0.825 (16.5/20; the search is seeded and counts
-    # iterations, so the figure is reproducible); 0.742 over the 60 games of seeds 20-79.
+    # A fair share is 0.5. Measured on these seeds: 0.675 (13.5/20; the search is seeded and counts
+    # iterations, so the figure is reproducible) since offline games number versions as the
+    # referee does (the same seeds gave other games before: 0.825, and 0.742 on seeds 20-79).
     # 0.6 leaves room for changes to the rules or the greedy bot without hiding a broken search.
     assert rate > 0.6
