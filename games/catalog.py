@@ -75,4 +75,4 @@ def _install(specs: dict[str, GameSpec]) -> None:
 
 
 _install(load_specs([*PACKAGES, *_extra_packages()]))
-BUILT_IN.update(name for name, spec in SPECS.items() if type(spec.rules).__module__.startswith(PACKAGES))
+BUILT_IN.update(list(SPECS)[: len(PACKAGES)])  # loaded first, in PACKAGES' order

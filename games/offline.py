@@ -37,20 +37,10 @@ from games.spec import Determinizer
 
 Command = msgspec.Struct
 
-# Hooks for rules no spec declares (e.g. a test's variant of a game), by game name.
-_registered: dict[str, Determinizer] = {}
-
-
-def register_determinizer(game_name: str, hook: Determinizer) -> None:
-    """Use `hook` for rules named `game_name` (a spec's own hook is used otherwise)."""
-    _registered[game_name] = hook
-
 
 def determinizer_for(rules: Rules[Any]) -> Determinizer | None:
-    """The game's hook, or None when the game keeps no secrets in its state."""
-    hook = _registered.get(rules.name)
-    if hook is not None:
-        return hook
+    """The game's hook, or None when the game keeps no secrets in its state. A rules object no
+    spec declares (a variant of a game) may carry its own `determinize(state, rng)` method."""
     method = getattr(rules, "determinize", None)
     if callable(method):
         return cast(Determinizer, method)
