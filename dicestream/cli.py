@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import signal
 import sys
@@ -218,13 +219,13 @@ def _counts(players: str) -> list[int]:
 
 
 def _bots(bots: str, titles: list[str]) -> list[str]:
-    from services.bots import _kinds
+    from services.bots import kinds_for
 
     kinds = [b.strip() for b in bots.split(",") if b.strip()]
     if not kinds:
         raise InputError("--bots: give at least one bot kind, e.g. greedy,random")
     for title in titles:
-        known = _kinds(title)
+        known = kinds_for(title)
         unknown = [b for b in kinds if b not in known]
         if unknown:
             raise InputError(f"no bot {', '.join(map(repr, unknown))} for {title}; known: {', '.join(known)}")
@@ -400,13 +401,14 @@ def tournament(
         errors.emit({"game": game, "games": games, "seconds": seconds, "standings": standings, "records": records})
         return
     table = Table(title=f"{game}: {games} games")
-    for col in ("bot", "games", "wins", "win rate", "mean score", "win rate by seat", "refused", "timed out"):
+    for col in ("bot", "rating", "games", "wins", "win rate", "mean score", "win rate by seat", "refused", "timed out"):
         table.add_column(col)
-    for st in sorted(standings, key=lambda s: -s.wins):
+    for st in sorted(standings, key=lambda s: -s.rating):
         seats = sorted(st.games_by_seat.items())
         by_seat = " ".join(f"{seat}:{st.wins_by_seat.get(seat, 0) / n:.2f}" for seat, n in seats)
         table.add_row(
             st.bot,
+            f"{st.rating:.1f} ({st.rating_mu:.1f} ± {st.rating_sigma:.1f})",
             str(st.games),
             f"{st.wins:g}",
             f"{st.wins / max(st.games, 1):.2f}",
@@ -416,6 +418,126 @@ def tournament(
             str(st.timed_out),
         )
     console.print(table)
+
+
+BALANCE_KINDS = ("random", "greedy")
+
+
+def _balance_counts(players: str, game: str) -> list[int]:
+    from games.catalog import GAMES
+
+    rules = GAMES[game]
+    if not players.strip():
+        return list(range(rules.min_players, rules.max_players + 1))
+    counts = _counts(players)
+    bad = [n for n in counts if not rules.min_players <= n <= rules.max_players]
+    if bad:
+        raise InputError(
+            f"--players {players!r}: {game} takes {rules.min_players}-{rules.max_players} players, "
+            f"not {', '.join(map(str, bad))}"
+        )
+    return list(dict.fromkeys(counts))
+
+
+def _balance_makers(bots: str, game: str) -> tuple[list[str], list[Any]]:
+    from games.bots import RandomBot
+    from games.catalog import GREEDY
+
+    kinds = [b.strip() for b in bots.split(",") if b.strip()]
+    if not kinds:
+        raise InputError("--bots: give at least one bot kind, e.g. greedy or greedy,random")
+    known = {"random": RandomBot, **({"greedy": lambda seed: GREEDY[game]()} if game in GREEDY else {})}
+    unknown = [b for b in kinds if b not in known]
+    if unknown:
+        raise InputError(f"no bot {', '.join(map(repr, unknown))} for {game}; known: {', '.join(known)}")
+    return kinds, [known[k] for k in kinds]
+
+
+def _advance(progress: Progress, task: Any, done: int) -> None:
+    progress.update(task, completed=done)
+
+
+@app.command()
+def balance(
+    game: Annotated[str, typer.Argument(help="game type")],
+    players: Annotated[
+        str, typer.Option(help="player counts, comma-separated (default: every count the game takes)")
+    ] = "",
+    games: Annotated[int, typer.Option(help="games per player count")] = 200,
+    bots: Annotated[str, typer.Option(help="bot line-up, cycled over the seats (greedy: every seat greedy)")] = (
+        "greedy"
+    ),
+    seed: Annotated[str, typer.Option(help="seed prefix: game i of n players is seeded SEED-n-i")] = "balance",
+    as_json: Json = False,
+) -> None:
+    """Seat balance, offline (no Redis): each seat's win share with its 95% (Wilson) interval over
+    N seeded games per player count, every seat played by the bot line-up (games/balance.py)."""
+    from games.balance import TARGET, seat_shares
+    from games.catalog import GAMES
+
+    _titles([game])
+    counts = _balance_counts(players, game)
+    kinds, makers = _balance_makers(bots, game)
+    if games < 1:
+        raise InputError(f"--games {games}: play at least one game")
+    tables = []
+    started = time.monotonic()
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=as_json,  # --json: nothing but the document
+    ) as progress:
+        for n in counts:
+            task = progress.add_task(f"{game}, {n} players", total=games)
+            tables.append(
+                seat_shares(
+                    GAMES[game],
+                    makers,
+                    n,
+                    games,
+                    seed,
+                    progress=functools.partial(_advance, progress, task),
+                    names=kinds,
+                )
+            )
+    if as_json:
+        errors.emit(
+            {
+                "game": game,
+                "games": games,
+                "bots": kinds,
+                "seed": seed,
+                "interval": "wilson-95",
+                "target": TARGET,
+                "seconds": round(time.monotonic() - started, 3),
+                "tables": tables,
+            }
+        )
+        return
+    for t in tables:
+        table = Table(
+            title=f"{game}, {t.num_players} players: {t.games} games, fair share {t.fair_share:.3f} "
+            f"(target ±{t.target:g})"
+        )
+        for col in ("seat / turn position", "bot", "win share", "95% interval", "mean score", "within target"):
+            table.add_column(col)
+        for label, rows in (("seat", t.seats), ("position", t.positions)):
+            for s in rows:
+                table.add_row(
+                    f"{label} {s.seat}",
+                    s.bot,
+                    f"{s.share:.3f}",
+                    f"{s.low:.3f}-{s.high:.3f}",
+                    f"{s.mean_score:.1f}",
+                    "[green]yes[/]" if s.within_target else "[red]no[/]",
+                )
+            if label == "seat":
+                table.add_section()
+        console.print(table)
+    console.print(f"{games} games per count in {time.monotonic() - started:.1f} s (seed prefix {seed!r})")
 
 
 @app.command()

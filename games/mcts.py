@@ -143,7 +143,7 @@ class MCTSBot:
         """
         if game.rules is not self.rules:
             raise ValueError(f"given a {game.rules.name} game but built for {self.rules.name}")
-        if game.current_player() != seat:
+        if seat not in game.to_act():
             raise ValueError(f"seat {seat} is not to act (waiting for {game.to_act()})")
         legal = game.legal_actions(seat)
         if not legal:
@@ -158,7 +158,7 @@ class MCTSBot:
             rng_seed = f"mcts:{self._seed}:{self._rng.getrandbits(64):016x}"
             # Search clones drop the event log: nothing reads it and copying it would cost.
             sample = game.clone(resample=True, rng_seed=rng_seed, keep_events=False)
-            self._iterate(root, sample)
+            self._iterate(root, sample, seat)
             done += 1
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -172,12 +172,14 @@ class MCTSBot:
         )
         return best.action if best is not None and best.action is not None else legal[0]
 
-    def _iterate(self, root: _Node, game: OfflineGame) -> None:
-        """One SO-ISMCTS iteration on one determinization: select/expand, roll out, back up."""
+    def _iterate(self, root: _Node, game: OfflineGame, first: int) -> None:
+        """One SO-ISMCTS iteration on one determinization: select/expand, roll out, back up.
+        `first` moves at the root: where several seats act at once (Prosperity's simultaneous
+        choices) the searching seat need not be the first one waited for."""
         node = root
         path: list[tuple[_Node, int]] = []  # (child entered, seat that chose it)
         while not game.is_terminal():
-            seat = game.current_player()
+            seat = first if node is root else game.current_player()
             assert seat is not None
             legal = game.legal_actions(seat)
             by_key = {_key(a): a for a in legal}

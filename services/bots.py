@@ -87,11 +87,110 @@ def _kinds(game_type: str) -> dict[str, Callable[[int], Any]]:
     return kinds
 
 
-def make_bot(kind: str, game_type: str, seed: int = 0) -> WireBot:
+SEARCH_KINDS = ("ismcts",)
+
+
+def kinds_for(game_type: str) -> list[str]:
+    """Every bot kind the runner can host in a `game_type` game."""
+    return [*_kinds(game_type), *SEARCH_KINDS]
+
+
+def make_bot(kind: str, game_type: str, seed: int = 0, budget: SearchBudget | None = None) -> Any:
+    """A wire bot: `choose(RawTurnRequest) -> (type, payload bytes)`; a search bot (`needs_public`)
+    also wants the game's public stream through `follow` first."""
     views = view_types()
     if game_type not in views:
         raise ValueError(f"no game {game_type!r}; known: {', '.join(views)}")
+    if kind in SEARCH_KINDS:
+        return SearchWireBot(game_type, seed, budget or SearchBudget())
     kinds = _kinds(game_type)
     if kind not in kinds:
-        raise ValueError(f"no bot {kind!r} for {game_type}; known: {', '.join(kinds)}")
+        raise ValueError(f"no bot {kind!r} for {game_type}; known: {', '.join(kinds_for(game_type))}")
     return WireBot(kinds[kind](seed), view_types()[game_type])
+
+
+class SearchBudget(msgspec.Struct, frozen=True, kw_only=True):
+    """What one ISMCTS move may spend: whichever runs out first."""
+
+    iterations: int = 200
+    seconds: float = 1.0
+
+
+class SearchWireBot:
+    """ISMCTS (games.mcts) behind the wire. A turn request holds a view, not a game, and search
+    needs a game to determinize: this bot folds the game's PUBLIC stream (what any audience may
+    read) into its own copy of the referee's aggregate, and searches determinizations of that copy,
+    so it knows exactly what a human at the table knows. The bot runner feeds it the stream's new
+    entries up to each request's version (`follow`) before asking it to choose."""
+
+    needs_public = True
+
+    def __init__(self, game_type: str, seed: int, budget: SearchBudget) -> None:
+        from games import match as m
+        from games.bots import RandomBot
+        from games.catalog import GREEDY, spec_for
+        from games.mcts import MCTSBot
+
+        spec = spec_for(game_type)
+        if spec is None:
+            raise ValueError(f"no game {game_type!r}")
+        self.rules = spec.rules
+        self.match = m.Match(game_id="public")  # the public stream folded: never the seed or a secret
+        self.budget = budget
+        # A greedy prior orders progressive widening (games/mcts.py's measured default).
+        prior = GREEDY[game_type]() if game_type in GREEDY else None
+        self.search = MCTSBot(
+            spec.rules, iterations=budget.iterations, time_limit=budget.seconds, seed=seed, prior=prior
+        )
+        self._fallback = WireBot(prior if prior is not None else RandomBot(seed), view_types()[game_type])
+
+    @property
+    def version(self) -> int:
+        """The version of the last public event folded (the entry id's first part)."""
+        return self.match.version
+
+    def follow(self, entries: list[tuple[bytes, dict[bytes, bytes]]], upto: int | None = None) -> None:
+        """Fold public stream entries (id, fields) newer than `version`, in order: every entry up
+        to version `upto` when given (a withheld event leaves a gap in the ids; the version still
+        becomes the referee's). Refusals (ids `v-N`, N > 0) move nothing."""
+        from games import match as m
+
+        try:
+            self._fold(m, entries)
+        except Exception:
+            # Half a fold is no game to search: start again from the stream's first entry next time.
+            self.match = m.Match(game_id="public")
+            raise
+        if upto is not None and upto > self.match.version:
+            self.match.version = upto
+
+    def _fold(self, m: Any, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        for entry_id, fields in entries:
+            raw_version, _, seq = entry_id.partition(b"-")
+            version = int(raw_version)
+            if seq != b"0" or version <= self.match.version:
+                continue
+            m.evolve(self.match, codec.decode_event_payload(fields[b"data"]))
+            self.match.version = version
+
+    def fallback(self, req: RawTurnRequest) -> tuple[str, bytes]:
+        """The prior's choice from the request alone, for when a search fails."""
+        return self._fallback.choose(req)
+
+    def choose(self, req: RawTurnRequest) -> tuple[str, bytes]:
+        from games import match as m
+        from games.offline import OfflineGame, determinizer_for
+
+        if self.match.version != req.version:
+            raise ValueError(f"public stream folded to v{self.match.version}, request at v{req.version}")
+        match = m.clone(self.match)
+        for i, info in enumerate(match.seats):
+            # The public copy of a join has no token hash; a search clone's moves need one per seat.
+            if info is not None:
+                info.token_hash = f"public:{i}"
+        game = OfflineGame(match, events=None, determinize=determinizer_for(self.rules))
+        choice = self.search.choose_from(game, req.seat)
+        for action in req.legal_actions:
+            if action.type == type_name(choice) and _decoder(action.type).decode(action.payload) == choice:
+                return action.type, bytes(action.payload)
+        raise ValueError(f"the search chose {type_name(choice)}, which the request does not list")

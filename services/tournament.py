@@ -28,6 +28,11 @@ class Standing(msgspec.Struct, kw_only=True):
     timed_out: int = 0
     wins_by_seat: dict[int, float] = msgspec.field(default_factory=dict)
     games_by_seat: dict[int, int] = msgspec.field(default_factory=dict)
+    # OpenSkill (Plackett-Luce) skill after every game: mean, uncertainty, and the conservative
+    # estimate mu - 3 sigma that ranks bots (more games, more certain).
+    rating_mu: float = 25.0
+    rating_sigma: float = 25.0 / 3
+    rating: float = 0.0
 
     @property
     def mean_score(self) -> float:
@@ -114,4 +119,33 @@ async def tournament(
                 assert isinstance(forced, lc.DefaultActionForced)
                 if forced.reason == "timeout":
                     standings[seating[forced.seat]].timed_out += 1
+    rate(standings, records)
     return list(standings.values()), records
+
+
+def rate(standings: dict[str, Standing], records: list[GameRecord]) -> None:
+    """OpenSkill ratings from every game's ranking (by score; tied winners share first place), in
+    the order played. Each seat is its own team; a kind that sat at several seats of one game takes
+    the mean of its seats' updates; a game of one kind against itself says nothing and is skipped."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {b: model.rating(name=b) for b in standings}
+    for rec in records:
+        if len(set(rec.seats)) < 2:
+            continue
+        winners = set(rec.winners)
+
+        # Winners first (the result's word, tie-breaks included), then the others by score.
+        keys = [(0, 0) if s in winners else (1, -rec.scores[s]) for s in range(len(rec.seats))]
+        order = sorted(set(keys))
+        ranks = [float(order.index(k) + 1) for k in keys]
+        teams = model.rate([[ratings[kind]] for kind in rec.seats], ranks=ranks)
+        for kind in set(rec.seats):
+            mine = [team[0] for team, k in zip(teams, rec.seats, strict=True) if k == kind]
+            ratings[kind] = model.rating(
+                mu=sum(r.mu for r in mine) / len(mine), sigma=sum(r.sigma for r in mine) / len(mine), name=kind
+            )
+    for kind, st in standings.items():
+        r = ratings[kind]
+        st.rating_mu, st.rating_sigma, st.rating = round(r.mu, 3), round(r.sigma, 3), round(r.ordinal(), 3)

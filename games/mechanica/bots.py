@@ -95,7 +95,8 @@ class GreedyBot:
                 best, best_score = a, score
         if best is not None:
             return best
-        return next(a for a in legal if isinstance(a, c.EndTurn))
+        # A search may offer a subset of the legal commands (games.mcts): EndTurn need not be in it.
+        return next((a for a in legal if isinstance(a, c.EndTurn)), legal[0])
 
     def _days_left(self, view: MechanicaView) -> float:
         n = len(view.players)

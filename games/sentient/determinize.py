@@ -47,9 +47,9 @@ def determinize(state: SentientState, rng: Rng, data: SentientData | None = None
         if len(cards) != len(out.deck):
             raise ValueError(f"deck holds {len(out.deck)} cards but {len(cards)} are unseen")
         out.deck = cards
-    else:
-        # Start from a canonical order so the result is a function of public facts and `rng` alone:
-        # shuffling the true order would make the sample (not its distribution) depend on it.
-        out.deck.sort()
+    # Start from a canonical order so the result is a function of public facts and `rng` alone:
+    # shuffling the true order would make the sample (not its distribution) depend on it, and a
+    # public fold and the true state must give the same sample.
+    out.deck.sort()
     rng.shuffle(out.deck)
     return out

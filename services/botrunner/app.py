@@ -16,6 +16,11 @@ version as `expected_version` and a command id derived from (game, seat, version
 it again after a failure or a restart can never play a second move. A seat is marked answered
 only once its command is written; a failed send is retried at the next poll (every POLL_S, also
 the safety net for a missed notice).
+
+Search bots (`ismcts`) think for up to DICESTREAM_ISMCTS_MS a move, so they do not answer inside the
+batch: their requests queue for one supervised loop that, per request, folds the new entries of the
+game's public stream (the only game state such a bot reads) and searches in a worker thread, so
+that leases, notices and the other seats go on meanwhile.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from contracts import lifecycle as lc
 from contracts.envelope import CommandEnvelope
 from contracts.outcome import ACCEPTED, Reply
 from contracts.protocol import HOSTED, REFUSED, GameOver, HostBot, HostReply, TurnNotice
-from services.bots import RawSeatMessage, RawTurnRequest, make_bot
+from services.bots import RawSeatMessage, RawTurnRequest, SearchBudget, make_bot
 from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, raw_parser, reclaim_polling_ms
 from services.client import Client
 from services.config import Settings
@@ -107,6 +112,11 @@ class BotRunner:
         self._not_hosted: OrderedDict[tuple[str, int], None] = OrderedDict()
         self._wake = asyncio.Event()
         self.resend_s = RESEND_S
+        self.budget = SearchBudget()
+        # Requests waiting for a search bot, newest per seat, in arrival order.
+        self._think: dict[tuple[str, int], RawTurnRequest] = {}
+        self._think_wake = asyncio.Event()
+        self.searched = 0  # answers search bots chose (tests, reports)
 
     @property
     def lobby(self) -> str:
@@ -121,7 +131,7 @@ class BotRunner:
         """Join `req.seat` with a bot of `req.kind` and record it for whoever plays the shard.
         `request_id` (the lobby entry id) makes the join idempotent across runners and retries."""
         try:
-            make_bot(req.kind, req.game_type, req.seed)
+            make_bot(req.kind, req.game_type, req.seed, self.budget)
         except ValueError as exc:
             return HostReply(game_id=req.game_id, seat=req.seat, status=REFUSED, reason=str(exc))
         reply = await self._join(req, request_id)
@@ -182,7 +192,8 @@ class BotRunner:
     def _play(self, hosted: HostedSeat) -> None:
         key = (hosted.game_id, hosted.seat)
         if key not in self.seats:
-            self.seats[key] = Playing(hosted=hosted, bot=make_bot(hosted.kind, hosted.game_type, hosted.seed))
+            bot = make_bot(hosted.kind, hosted.game_type, hosted.seed, self.budget)
+            self.seats[key] = Playing(hosted=hosted, bot=bot)
 
     async def _reconcile(self) -> None:
         for shard in sorted(self.loaded - self.wanted):
@@ -271,6 +282,9 @@ class BotRunner:
             if isinstance(message, GameOver):
                 self.finished[key[0]] = message
                 done.append(playing)
+            elif message.version > playing.hosted.answered and _searches(playing):
+                if playing.unreadable != message.version:
+                    self._queue(key, message)
             elif message.version > playing.hosted.answered:
                 try:
                     sends.append((playing, self._answer(playing, message)))
@@ -291,26 +305,101 @@ class BotRunner:
         if stalled:
             await self._resend(stalled, now)
         record = self.redis.pipeline(transaction=False)
-        if sends:
-            pipe = self.redis.pipeline(transaction=False)
-            for _, env in sends:
-                pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
-            await pipe.execute()  # raises if a send failed: nothing is marked answered, retried at the next poll
-            for playing, env in sends:
-                assert env.expected_version is not None
-                playing.hosted.answered = env.expected_version
-                playing.moves += 1
-                playing.sent, playing.sent_at, playing.resends = codec.encode(env), now, 0
-                h = playing.hosted
-                record.hset(
-                    self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat), codec.encode(h)
-                )
+        await self._send(sends, now, record)
         for playing in done:
             h = playing.hosted
             self.seats.pop((h.game_id, h.seat), None)
             record.hdel(self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat))
         await self._settle(record, acks)
         return len(sends)
+
+    async def _send(self, sends: list[tuple[Playing, CommandEnvelope]], now: float, record: Any) -> None:
+        """Write the answers; queue on `record` the seat records that mark them answered."""
+        if not sends:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for _, env in sends:
+            pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
+        await pipe.execute()  # raises if a send failed: nothing is marked answered, retried at the next poll
+        for playing, env in sends:
+            assert env.expected_version is not None
+            playing.hosted.answered = env.expected_version
+            playing.moves += 1
+            playing.sent, playing.sent_at, playing.resends = codec.encode(env), now, 0
+            h = playing.hosted
+            record.hset(
+                self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat), codec.encode(h)
+            )
+
+    def _queue(self, key: tuple[str, int], req: RawTurnRequest) -> None:
+        queued = self._think.get(key)
+        if queued is None or queued.version < req.version:
+            self._think[key] = req
+            self._think_wake.set()
+
+    async def think(self, loop: Loop) -> None:
+        """Supervised: answer search bots' requests one at a time (see the module docstring). A
+        request the game has moved past, or a seat no longer played here, is dropped; a search
+        that fails is answered by the bot's prior; a send that fails is left for the next poll."""
+        while True:
+            loop.beat()
+            if not self._think:
+                self._think_wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._think_wake.wait(), timeout=POLL_S)
+                continue
+            key, req = next(iter(self._think.items()))
+            playing = self.seats.get(key)
+            try:
+                if playing is not None and req.version > playing.hosted.answered:
+                    await self._search(key, playing, req)
+            finally:
+                if self._think.get(key) is req:
+                    del self._think[key]
+
+    async def _search(self, key: tuple[str, int], playing: Playing, req: RawTurnRequest) -> None:
+        bot = playing.bot
+        entries: Any = []
+        if bot.version < req.version:
+            entries = await self.redis.xrange(
+                self.keys.public(req.game_id), min=f"{bot.version + 1}-0", max=f"{req.version}-0"
+            )
+        try:
+            env = await asyncio.to_thread(self._searched, playing, req, entries)
+            self.searched += 1
+        except Exception as exc:
+            # A search that fails (a bug, a public entry it cannot fold, a state it cannot
+            # determinize) costs the seat its look-ahead, not its move: the prior answers.
+            log.exception(
+                "search_failed", game_id=req.game_id, seat=req.seat, version=req.version, error=repr(exc)[:200]
+            )
+            fallback = self._fallback(playing, req)
+            if fallback is None:
+                return
+            env = fallback
+        if self.seats.get(key) is not playing or shard_of(req.game_id, self.shards) not in self.loaded:
+            return  # the shard moved or the game ended while it thought: the seat is not ours to record
+        record = self.redis.pipeline(transaction=False)
+        await self._send([(playing, env)], time.monotonic(), record)
+        await record.execute()
+
+    def _fallback(self, playing: Playing, req: RawTurnRequest) -> CommandEnvelope | None:
+        """The search bot's prior's answer; None (said once per request) when it cannot read the
+        request either, which then costs that seat this move, as for any bot."""
+        try:
+            kind, payload = playing.bot.fallback(req)
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError, StopIteration) as exc:
+            if playing.unreadable != req.version:
+                playing.unreadable = req.version
+                log.warning(
+                    "turn_request_unreadable",
+                    game_id=req.game_id,
+                    seat=req.seat,
+                    version=req.version,
+                    error=str(exc)[:200],
+                )
+            return None
+        return self._envelope(playing, req, kind, payload)
 
     async def _settle(self, pipe: Any, acks: list[tuple[str, list[bytes]]] | None) -> None:
         """Run the seat records queued on `pipe`, and the acks, in one round trip."""
@@ -334,6 +423,13 @@ class BotRunner:
             if not tail or int(tail[0][0].split(b"-")[0]) > req.version:
                 playing.resends = RESENDS  # the game moved on: nothing was lost
                 continue
+            if playing.sent is None and _searches(playing):
+                # After a restart the bytes are gone and a search takes long: the prior answers
+                # under the same command id (refused, harmlessly, if the first move landed after all).
+                env = self._fallback(playing, req)
+                if env is None:
+                    continue
+                playing.sent = codec.encode(env)
             playing.resends += 1
             data = playing.sent if playing.sent is not None else codec.encode(self._answer(playing, req))
             pipe.xadd(self.keys.intake(shard_of(req.game_id, self.shards)), {"data": data})
@@ -344,8 +440,22 @@ class BotRunner:
         if again:
             await pipe.execute()
 
+    def _searched(self, playing: Playing, req: RawTurnRequest, entries: list[Any]) -> CommandEnvelope:
+        """In a worker thread, so that the event loop goes on: fold the public stream's new
+        `entries`, then search. StopIteration cannot cross into the awaiting future (it would leave
+        the await hanging), so every failure leaves as a RuntimeError or its own type."""
+        try:
+            if entries or playing.bot.version < req.version:
+                playing.bot.follow(entries, upto=req.version)
+            return self._answer(playing, req)
+        except StopIteration as exc:
+            raise RuntimeError("StopIteration in a search") from exc
+
     def _answer(self, playing: Playing, req: RawTurnRequest) -> CommandEnvelope:
         kind, payload = playing.bot.choose(req)
+        return self._envelope(playing, req, kind, payload)
+
+    def _envelope(self, playing: Playing, req: RawTurnRequest, kind: str, payload: bytes) -> CommandEnvelope:
         return CommandEnvelope(
             type=kind,
             game_id=req.game_id,
@@ -357,12 +467,17 @@ class BotRunner:
         )
 
 
+def _searches(playing: Playing) -> bool:
+    return getattr(playing.bot, "needs_public", False) is True
+
+
 class BotRunnerService(Service):
     def __init__(self, settings: Settings, url: str) -> None:
         super().__init__("botrunner", connect(url))
         self.settings = settings
         self.keys = Keys(settings.prefix)
         self.runner = BotRunner(self.client, self.keys, settings.shards, name=settings.consumer)
+        self.runner.budget = SearchBudget(iterations=settings.ismcts_iterations, seconds=settings.ismcts_ms / 1000)
         self.leases = Leases(
             self.client,
             self.keys,
@@ -462,6 +577,8 @@ class BotRunnerService(Service):
         self.supervisor.spawn("leases", self.leases.run)
         self.supervisor.spawn("notices", self.notices.run)
         self.supervisor.spawn("seats", self.runner.poll)
+        # A search beats once per move: allow it its budget, several times over.
+        self.supervisor.spawn("think", self.runner.think, silence_s=max(30.0, 3 * self.settings.ismcts_ms / 1000 + 10))
         self.supervisor.spawn("lobby", self._watch_lobby)
         settle_gc()
         log.info("botrunner_started", holder=self.leases.holder, bots=list(self.settings.bots))

@@ -461,6 +461,8 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "reply:gw": {W},  # HostReply to a HostBot's reply_to: the gateway writes the lobby
         "reply:botrunner": {R, D},
         "seat": {R},
+        # ismcts bots fold the public stream; a resent answer checks the game has not moved on.
+        "public": {R},
         "hosted": {R, W},
         "leases:botrunner": {R, W},
     },

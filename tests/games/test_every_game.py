@@ -4,7 +4,8 @@ declaring its spec (docs/adding-a-game.md), with no edit here.
 Random legal games reach the end at every player count; every event has a wire name and survives
 the wire; replaying the log rebuilds the live state; the public stream rebuilds every view; a
 refusal changes nothing; and a game that hides anything has a determinizer whose samples keep
-every view and re-deal only what is hidden.
+every view and re-deal only what is hidden, and which works on the public stream's fold as on the
+true state, giving the same sample for the same rng.
 """
 
 from __future__ import annotations
@@ -232,3 +233,40 @@ def test_every_view_is_the_spec_view_and_matches_its_schema(name: str) -> None:
             assert msgspec.json.decode(data, type=spec.view) == view
             errors = [e.message for e in check.iter_errors(msgspec.json.decode(data))]
             assert not errors, errors[:3]
+
+
+def _placeholders(doc: object) -> int:
+    if isinstance(doc, dict):
+        return sum(_placeholders(v) for v in doc.values())
+    if isinstance(doc, list):
+        return sum(_placeholders(v) for v in doc)
+    return int(doc == "?")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_determinization_of_the_public_stream_equals_that_of_the_truth(name: str) -> None:
+    # A search bot may hold only the public stream: determinizing its fold must work and, being a
+    # function of public facts and the rng alone, give exactly what the true state gives.
+    spec = SPECS[name]
+    if spec.determinize is None:
+        pytest.skip(f"{name} keeps no secrets in its state")
+    full = _played(spec, spec.golden_players, f"det-public-{name}")
+    game = new_game(spec.rules, spec.golden_players, f"det-public-{name}")
+    stops = {max(1, int(len(full.history) * f)) for f in (0.0, 0.25, 0.5, 0.75, 1.0)}
+    for n, (seat, cmd) in enumerate(full.history, start=1):
+        game.apply(cmd, seat)
+        if n not in stops:
+            continue
+        public = _public_state(game)
+        public_doc, truth_doc = msgspec.to_builtins(public), msgspec.to_builtins(game.state)
+        for i in range(2):
+            rng = f"det-public-{n}-{i}"
+            sample = spec.determinize(public, Rng.for_version(rng, 1))
+            sample_doc = msgspec.to_builtins(sample)
+            assert sample_doc == msgspec.to_builtins(spec.determinize(game.state, Rng.for_version(rng, 1))), n
+            assert not _placeholders(sample_doc), f"{name}: a sample still hides something after move {n}"
+            _compare(public_doc, truth_doc, sample_doc, name)
+            views = [spec.rules.view(sample, s) for s in (None, *range(game.num_players))]
+            assert views == _views(game), n
+        # The fold is untouched.
+        assert msgspec.to_builtins(public) == public_doc

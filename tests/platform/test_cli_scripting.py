@@ -222,6 +222,9 @@ def test_tournament_and_demo_print_json(env: dict[str, str]) -> None:
     assert result["game"] == "sentient" and result["games"] == 2 and len(result["records"]) == 2
     assert {s["bot"] for s in result["standings"]} == {"greedy", "random"}
     assert sum(s["games"] for s in result["standings"]) == 4  # two seats a game
+    for s in result["standings"]:
+        assert s["rating"] == pytest.approx(s["rating_mu"] - 3 * s["rating_sigma"], abs=0.01)
+        assert s["rating_sigma"] < 25 / 3  # two games made each rating surer
     demo = json_of(env, "demo", "--titles", "mechanica", "--players", "1", "--json", timeout=180)
     [game] = demo["games"]
     assert game["game_id"].startswith("mechanica-") and len(game["scores"]) == 1

@@ -1,0 +1,184 @@
+"""Seat balance: how often each seat wins when every seat is played by the same bot line-up.
+
+Pure and offline (`games.play.play_game`, no referee, no Redis, no I/O besides the optional
+progress callback). Seat s of every game gets line-up entry `s % len(makers)`: a line-up of one
+kind (all greedy) measures the seat advantage alone; a mixed one (greedy, random) measures it for
+that seating. Game i is seeded `f"{seed_prefix}-{num_players}-{i}"`, and seat s's bot gets the seed
+`i * num_players + s`, so the same arguments give the same table.
+
+A seat's win share is its wins over its games, a win shared by k seats counting 1/k. Its 95%
+interval is the Wilson score interval (z = 1.96) on that share, chosen over the normal (Wald)
+interval because it stays inside [0, 1] and keeps its coverage near 0 and 1 (a seat that never or
+always wins, short runs); shared wins make the share a little less spread than a binomial
+proportion, so the interval is, if anything, slightly conservative. The fair share is 1/n; the
+target (the issue's) is every seat's share within 1/n +- 0.05.
+
+Seat numbers and turn positions differ: every game here picks its first player at random, so the
+seat table says only that seat numbers are fair. The position table says what a line-up of one
+kind gains from playing first, second, ...: a seat's position is the rank of its first turn taken
+alone (while the game waits on that seat only), which skips simultaneous set-up choices such as
+Prosperity's boards; a seat that never acts alone takes the last positions, in seat order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+
+from games.base import Rules
+from games.bots import Bot
+from games.offline import IllegalAction, new_game
+from games.play import IllegalMove
+
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+TARGET = 0.05  # a seat is balanced when its share is within 1/n +- TARGET
+
+
+class SeatShare(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's figures over the games played."""
+
+    seat: int
+    bot: str
+    games: int
+    wins: float  # a win shared by k seats counts 1/k
+    share: float  # wins / games
+    low: float  # the 95% Wilson score interval on `share`
+    high: float
+    mean_score: float
+    within_target: bool  # |share - fair_share| <= target
+
+
+class SeatTable(msgspec.Struct, frozen=True, kw_only=True):
+    """Every seat of one player count."""
+
+    game: str
+    num_players: int
+    games: int
+    seed_prefix: str
+    fair_share: float  # 1 / num_players
+    target: float  # the allowed distance of a share from the fair share
+    seats: list[SeatShare]
+    balanced: bool  # every seat within_target
+    # The same figures by turn position (`seat` is then the position, 0 = first to play); `bot`
+    # is the line-up's entry when every position had the same one, else "mixed".
+    positions: list[SeatShare] = msgspec.field(default_factory=list)
+    positions_balanced: bool = True
+
+
+def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion; (0, 1) for no trials."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    z2 = z * z
+    denom = 1 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denom
+    half = z / denom * math.sqrt(max(p * (1 - p) / trials + z2 / (4 * trials * trials), 0.0))
+    # It contains p in exact arithmetic; at p = 0 or 1 float error could leave p just outside.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
+
+
+def seat_shares(
+    rules: Rules[Any],
+    makers: Sequence[Callable[[int], Bot]],
+    num_players: int,
+    games: int,
+    seed_prefix: str = "balance",
+    progress: Callable[[int], None] | None = None,
+    names: Sequence[str] = (),
+    target: float = TARGET,
+) -> SeatTable:
+    """Play `games` seeded games of `num_players` seats, seat s played by `makers[s % len(makers)]`
+    (`maker(bot_seed)` builds a fresh bot), and tabulate each seat. `names` labels the line-up's
+    entries (default "bot0", "bot1", ...); `progress(done)` is called after each game."""
+    if not makers:
+        raise ValueError("the line-up needs at least one bot maker")
+    if not rules.min_players <= num_players <= rules.max_players:
+        raise ValueError(f"{rules.name} takes {rules.min_players}-{rules.max_players} players, not {num_players}")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, not {games}")
+    labels = [names[k] if k < len(names) else f"bot{k}" for k in range(len(makers))]
+    entry = [s % len(makers) for s in range(num_players)]
+    wins = [0.0] * num_players
+    scores = [0] * num_players
+    at_wins = [0.0] * num_players
+    at_scores = [0] * num_players
+    at_bots: list[set[str]] = [set() for _ in range(num_players)]
+    for i in range(games):
+        bots = [makers[entry[s]](i * num_players + s) for s in range(num_players)]
+        result, order = _play(rules, bots, f"{seed_prefix}-{num_players}-{i}", num_players)
+        for w in result.winners:
+            wins[w] += 1 / len(result.winners)
+            at_wins[order.index(w)] += 1 / len(result.winners)
+        for s in range(num_players):
+            scores[s] += result.scores[s]
+            at_scores[order.index(s)] += result.scores[s]
+            at_bots[order.index(s)].add(labels[entry[s]])
+        if progress is not None:
+            progress(i + 1)
+    fair = 1 / num_players
+    seats = [_share(s, labels[entry[s]], games, wins[s], scores[s], fair, target) for s in range(num_players)]
+    positions = [
+        _share(
+            p,
+            next(iter(at_bots[p])) if len(at_bots[p]) == 1 else "mixed",
+            games,
+            at_wins[p],
+            at_scores[p],
+            fair,
+            target,
+        )
+        for p in range(num_players)
+    ]
+    return SeatTable(
+        game=rules.name,
+        num_players=num_players,
+        games=games,
+        seed_prefix=seed_prefix,
+        fair_share=fair,
+        target=target,
+        seats=seats,
+        balanced=all(s.within_target for s in seats),
+        positions=positions,
+        positions_balanced=all(s.within_target for s in positions),
+    )
+
+
+def _share(seat: int, bot: str, games: int, wins: float, scores: int, fair: float, target: float) -> SeatShare:
+    share = wins / games
+    low, high = wilson(wins, games)
+    return SeatShare(
+        seat=seat,
+        bot=bot,
+        games=games,
+        wins=wins,
+        share=share,
+        low=low,
+        high=high,
+        mean_score=scores / games,
+        # a little slack for float error: 0.3 - 1/4 is 0.04999...
+        within_target=abs(share - fair) <= target + 1e-9,
+    )
+
+
+def _play(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: int) -> tuple[Any, list[int]]:
+    """`games.play.play_game`, also noting the order in which seats first act alone."""
+    game = new_game(rules, num_players, seed, record_events=False)
+    order: list[int] = []
+    while not game.is_terminal():
+        waiting = game.to_act()
+        if not waiting:
+            raise RuntimeError("game not over but nobody to act")
+        seat = waiting[0]
+        if len(waiting) == 1 and seat not in order:
+            order.append(seat)
+        try:
+            game.apply(bots[seat].choose(game.view(seat), game.legal_actions(seat), seat), seat)
+        except IllegalAction as err:
+            raise IllegalMove(str(err)) from err
+    order += [s for s in range(num_players) if s not in order]
+    assert game.match.result is not None
+    return game.match.result, order

@@ -1,0 +1,164 @@
+"""Seat balance (games/balance.py) and `dicestream balance`: the Wilson interval, the line-up
+cycled over the seats, seeded determinism, the command's JSON and its input errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from typer.testing import CliRunner
+
+from dicestream.cli import app
+from games.balance import SeatShare, SeatTable, seat_shares, wilson
+from games.bots import Bot, RandomBot
+from games.catalog import GAMES, GREEDY
+
+RULES = GAMES["sentient"]
+
+
+def _greedy(seed: int) -> Bot:
+    return GREEDY["sentient"]()
+
+
+def test_wilson_matches_the_textbook_figures() -> None:
+    # 5 of 10 and 0 of 10 (Wilson 1927; e.g. Newcombe 1998, table I): a wrong formula fails these.
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_the_interval_contains_the_share_and_narrows_with_n() -> None:
+    for share in (0.0, 0.1, 0.25, 0.5, 0.9, 1.0):
+        widths = []
+        for n in (10, 100, 1000):
+            low, high = wilson(share * n, n)
+            assert low <= share <= high
+            widths.append(high - low)
+        assert widths[0] > widths[1] > widths[2]
+    # And on played games: every seat's interval holds its share, narrower over more games.
+    few = seat_shares(RULES, [_greedy], 2, 8, "narrow")
+    many = seat_shares(RULES, [_greedy], 2, 32, "narrow")
+    for a, b in zip(few.seats, many.seats, strict=True):
+        assert a.low <= a.share <= a.high and b.low <= b.share <= b.high
+        assert b.high - b.low < a.high - a.low
+    assert sum(s.wins for s in many.seats) == pytest.approx(32)  # a shared win is split, not doubled
+    assert many.fair_share == 0.5 and many.target == 0.05
+
+
+def test_the_line_up_is_cycled_over_the_seats() -> None:
+    built: list[tuple[str, int]] = []
+
+    def maker(kind: str) -> Any:
+        def make(seed: int) -> Bot:
+            built.append((kind, seed))
+            return _greedy(seed) if kind == "greedy" else RandomBot(seed)
+
+        return make
+
+    table = seat_shares(RULES, [maker("greedy"), maker("random")], 3, 2, "cycle", names=["greedy", "random"])
+    assert [s.bot for s in table.seats] == ["greedy", "random", "greedy"]
+    # Game i, seat s: entry s % 2, bot seed i * 3 + s.
+    assert built == [("greedy", 0), ("random", 1), ("greedy", 2), ("greedy", 3), ("random", 4), ("greedy", 5)]
+    assert all(s.games == 2 for s in table.seats)
+
+
+def test_same_seed_same_table() -> None:
+    makers = [_greedy, RandomBot]
+    done: list[int] = []
+    first = seat_shares(RULES, makers, 2, 6, "same", progress=done.append)
+    assert done == [1, 2, 3, 4, 5, 6]
+    assert seat_shares(RULES, makers, 2, 6, "same") == first
+    others = [seat_shares(RULES, makers, 2, 6, f"other-{k}") for k in range(3)]
+    assert any(t.seats != first.seats for t in others)  # the seed is used at all
+
+
+def test_within_target_is_the_share_against_one_over_n() -> None:
+    table = seat_shares(RULES, [_greedy, RandomBot], 2, 6, "target")
+    for s in table.seats:
+        assert s.within_target == (abs(s.share - 0.5) <= 0.05 + 1e-9)
+    assert table.balanced == all(s.within_target for s in table.seats)
+
+
+def test_refuses_a_player_count_the_game_does_not_take() -> None:
+    with pytest.raises(ValueError, match="2-4 players"):
+        seat_shares(RULES, [_greedy], 5, 1, "bad")
+
+
+def test_cli_json() -> None:
+    result = CliRunner().invoke(
+        app, ["balance", "sentient", "--games", "3", "--players", "2,3", "--bots", "greedy,random", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    doc = msgspec.json.decode(result.stdout)  # one document, nothing else on stdout
+    assert doc["game"] == "sentient" and doc["games"] == 3 and doc["bots"] == ["greedy", "random"]
+    assert [t["num_players"] for t in doc["tables"]] == [2, 3]
+    three = doc["tables"][1]
+    assert [s["bot"] for s in three["seats"]] == ["greedy", "random", "greedy"]
+    assert three["fair_share"] == pytest.approx(1 / 3)
+    assert all(s["low"] <= s["share"] <= s["high"] and s["games"] == 3 for s in three["seats"])
+    again = CliRunner().invoke(
+        app, ["balance", "sentient", "--games", "3", "--players", "2,3", "--bots", "greedy,random", "--json"]
+    )
+    assert msgspec.json.decode(again.stdout)["tables"] == doc["tables"]
+
+
+def test_cli_default_counts_are_every_count_the_game_takes() -> None:
+    result = CliRunner().invoke(app, ["balance", "mechanica", "--games", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    rules = GAMES["mechanica"]
+    counts = [t["num_players"] for t in msgspec.json.decode(result.stdout)["tables"]]
+    assert counts == list(range(rules.min_players, rules.max_players + 1))
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["chess"], "unknown game type 'chess'"),
+        (["sentient", "--bots", "greedy,smart"], "no bot 'smart' for sentient; known: random, greedy"),
+        (["sentient", "--players", "2,7"], "sentient takes 2-4 players, not 7"),
+        (["sentient", "--players", "two"], "expected player counts"),
+        (["sentient", "--games", "0"], "play at least one game"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], line: str) -> None:
+    result = CliRunner().invoke(app, ["balance", *args, "--json"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("dicestream: ") and line in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_the_documented_json_shape_is_the_real_one() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    example = msgspec.json.decode(
+        doc.split("## `dicestream balance GAME`", 1)[1].split("```jsonc\n", 1)[1].split("```")[0]
+    )
+    real = msgspec.json.decode(
+        CliRunner().invoke(app, ["balance", "sentient", "--games", "1", "--players", "2", "--json"]).stdout
+    )
+    assert list(example) == list(real)
+    assert list(example["tables"][0]) == list(SeatTable.__struct_fields__) == list(real["tables"][0])
+    assert list(example["tables"][0]["seats"][0]) == list(SeatShare.__struct_fields__)
+
+
+def test_turn_positions_follow_who_plays_first_not_the_seat_number() -> None:
+    from games.balance import _play
+    from games.bots import RandomBot
+    from games.catalog import SPECS
+    from games.offline import new_game
+
+    rules = SPECS["mechanica"].rules
+    for i in range(6):
+        seed = f"positions-{i}"
+        _, order = _play(rules, [RandomBot(0), RandomBot(1), RandomBot(2)], seed, 3)
+        assert sorted(order) == [0, 1, 2]
+        # Mechanica's first player is drawn at set-up, and play goes round from them.
+        first = new_game(rules, 3, seed).state.first_player
+        assert order == [(first + k) % 3 for k in range(3)]
+    table = seat_shares(rules, [lambda s: RandomBot(s)], 3, 12, seed_prefix="positions")
+    assert sum(s.wins for s in table.positions) == pytest.approx(sum(s.wins for s in table.seats))
+    assert [s.seat for s in table.positions] == [0, 1, 2]

@@ -1,0 +1,77 @@
+"""ISMCTS hosted by the bot runner: a search bot that knows only the public stream plays whole games
+of every title over the bus, against a reference bot, and every game verifies."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+import redis.asyncio as aredis
+
+from contracts.outcome import ACCEPTED, CommandOutcome
+from dicestream.runtime import running
+from services.config import Settings
+from services.eventstore.keys import Keys, shard_of
+from services.eventstore.redis_store import RedisEventStore
+from tests.platform.procs import all_over, check_games, host_games
+from tests.platform.test_redis_integration import wait_for
+
+pytestmark = pytest.mark.redis
+
+
+@pytest.mark.parametrize("title", ["sentient", "prosperity", "mechanica", "artifacts"])
+async def test_an_ismcts_seat_plays_a_whole_game_from_the_public_stream(
+    settings: Settings, redis_url: str, client: aredis.Redis, title: str
+) -> None:
+    # A small budget: this is about the wiring; tests/games/sentient/test_mcts.py is about strength.
+    settings = msgspec.structs.replace(settings, ismcts_iterations=8, ismcts_ms=100)
+    keys = Keys(settings.prefix)
+    store = RedisEventStore(client, keys)
+    async with running(settings, redis_url) as run:
+        games = await host_games(client, settings, 1, game_type=title, players=2, bots=("ismcts", "random"))
+        await wait_for(lambda: all_over(store, games), timeout=240, every=0.2)
+        searched = run.bots.runner.searched
+    report = await check_games(client, keys, settings.shards, games)
+    outcomes = [msgspec.json.decode(raw, type=CommandOutcome) for raw in await store.audit(games[0])]
+    moves = [
+        o for o in outcomes if o.seat == 0 and o.status == ACCEPTED and not o.command_type.startswith("lifecycle.")
+    ]
+    assert report["commands"] > 10 and moves
+    # Every move of seat 0 was a search's answer (none forced by a timeout: the game has none).
+    assert searched >= len(moves)
+    assert not [o for o in outcomes if o.command_type == "lifecycle.ForceDefault"]
+    await store.close()
+
+
+async def test_a_search_seat_whose_answer_was_lost_before_a_restart_is_answered_again(
+    settings: Settings, redis_url: str, client: aredis.Redis
+) -> None:
+    """After a restart the runner knows the version it answered but not the bytes it sent; if the
+    game still waits on that answer (its intake entry was lost), the prior answers again under the
+    same command id."""
+    from services.botrunner.app import BotRunner, move_id
+
+    keys = Keys(settings.prefix)
+    async with running(settings, redis_url, ("referee", "turns")):
+        [gid] = await host_games(client, settings, 1, players=2, bots=("ismcts", "ismcts"))
+        runner = BotRunner(client, keys, settings.shards, name="tests-restarted")
+        runner.resend_s = 0.0
+        runner.assign(set(range(settings.shards)))
+        await runner._reconcile()
+
+        async def asked() -> tuple[int, int] | None:
+            for seat in (0, 1):  # the first player is drawn
+                entries = await client.xrevrange(keys.seat(gid, seat), count=1)
+                if entries and b'"turn"' in entries[0][1][b"data"]:
+                    return seat, int(entries[0][0].split(b"-")[0])
+            return None
+
+        seat, version = await wait_for(asked, timeout=30)
+        playing = runner.seats[(gid, seat)]
+        playing.hosted.answered = version  # "answered" before the restart; the send was lost
+        intake = keys.intake(shard_of(gid, settings.shards))
+        before = len(await client.xrange(intake))
+        await runner.answer([(gid, seat)])
+        sent = [msgspec.json.decode(f[b"data"]) for _, f in await client.xrange(intake)][before:]
+        assert [e["command_id"] for e in sent] == [move_id(gid, seat, version)]
+        assert sent[0]["expected_version"] == version
+        await runner.commands.close()

@@ -1,0 +1,55 @@
+"""The PettingZoo AEC environments pass PettingZoo's api_test and play whole games."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+pytest.importorskip("pettingzoo")
+pytest.importorskip("gymnasium")
+
+import numpy as np
+from pettingzoo.test import api_test
+
+from games.catalog import SPECS
+from rl.actions import GAMES
+from rl.pettingzoo_env import env
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_api_test(game: str) -> None:
+    with warnings.catch_warnings():
+        # Dict observations (observation + action_mask) warn, as PettingZoo's classic games do.
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(env(game, seed=0), num_cycles=20, verbose_progress=False)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_random_episodes_end_with_returns(game: str) -> None:
+    rules = SPECS[game].rules
+    for n in range(rules.min_players, rules.max_players + 1):
+        e = env(game, num_players=n, seed=n)
+        e.reset(seed=n)
+        rng = np.random.default_rng(n)
+        totals = dict.fromkeys(e.possible_agents, 0.0)
+        for agent in e.agent_iter():
+            obs, reward, terminated, truncated, _ = e.last()
+            totals[agent] += reward
+            assert obs["observation"].shape == e.observation_space(agent)["observation"].shape
+            if terminated or truncated:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            assert legal.size > 0
+            e.step(int(rng.choice(legal)))
+        assert e.agents == []
+        assert sum(totals.values()) == pytest.approx(1.0)
+
+
+def test_illegal_action_is_refused() -> None:
+    e = env("sentient", num_players=2, seed=3)
+    e.reset()
+    mask = e.observe(e.agent_selection)["action_mask"]
+    with pytest.raises(ValueError, match="not legal"):
+        e.step(int(np.flatnonzero(mask == 0)[0]))
