@@ -30,8 +30,7 @@ import msgspec
 
 from games.base import Rules
 from games.bots import Bot
-from games.offline import IllegalAction, new_game
-from games.play import IllegalMove
+from games.play import play_game
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 TARGET = 0.05  # a seat is balanced when its share is within 1/n +- TARGET
@@ -109,7 +108,8 @@ def seat_shares(
     at_bots: list[set[str]] = [set() for _ in range(num_players)]
     for i in range(games):
         bots = [makers[entry[s]](i * num_players + s) for s in range(num_players)]
-        result, order = _play(rules, bots, f"{seed_prefix}-{num_players}-{i}", num_players)
+        played = play_game(rules, bots, f"{seed_prefix}-{num_players}-{i}", num_players)
+        result, order = played.result, played.turn_order
         for w in result.winners:
             wins[w] += 1 / len(result.winners)
             at_wins[order.index(w)] += 1 / len(result.winners)
@@ -162,23 +162,3 @@ def _share(seat: int, bot: str, games: int, wins: float, scores: int, fair: floa
         # a little slack for float error: 0.3 - 1/4 is 0.04999...
         within_target=abs(share - fair) <= target + 1e-9,
     )
-
-
-def _play(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: int) -> tuple[Any, list[int]]:
-    """`games.play.play_game`, also noting the order in which seats first act alone."""
-    game = new_game(rules, num_players, seed, record_events=False)
-    order: list[int] = []
-    while not game.is_terminal():
-        waiting = game.to_act()
-        if not waiting:
-            raise RuntimeError("game not over but nobody to act")
-        seat = waiting[0]
-        if len(waiting) == 1 and seat not in order:
-            order.append(seat)
-        try:
-            game.apply(bots[seat].choose(game.view(seat), game.legal_actions(seat), seat), seat)
-        except IllegalAction as err:
-            raise IllegalMove(str(err)) from err
-    order += [s for s in range(num_players) if s not in order]
-    assert game.match.result is not None
-    return game.match.result, order

@@ -22,15 +22,22 @@ class Played(msgspec.Struct, kw_only=True):
     events: list[msgspec.Struct]
     state: Any
     commands: int
+    # Seats in the order of their first turn taken alone (while the game waited on that seat
+    # only, so simultaneous set-up choices do not count); seats that never did, last, by number.
+    turn_order: list[int] = msgspec.field(default_factory=list)
 
 
 def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: int, keep_events: bool = False) -> Played:
     """Play to the end; bots[i] sits at seat i. Raises IllegalMove on any refused command."""
     game = new_game(rules, num_players, seed, record_events=keep_events)
+    order: list[int] = []
     while not game.is_terminal():
-        seat = game.current_player()
-        if seat is None:
+        waiting = game.to_act()
+        if not waiting:
             raise RuntimeError("game not over but nobody to act")
+        seat = waiting[0]  # the current player
+        if len(waiting) == 1 and seat not in order:
+            order.append(seat)
         cmd = bots[seat].choose(game.view(seat), game.legal_actions(seat), seat)
         try:
             game.apply(cmd, seat)
@@ -38,7 +45,10 @@ def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: in
             raise IllegalMove(str(err)) from err
     result = game.match.result  # what GameEnded recorded: rules.result, asked once
     assert result is not None
-    return Played(result=result, events=game.events or [], state=game.state, commands=len(game.history))
+    order += [s for s in range(num_players) if s not in order]
+    return Played(
+        result=result, events=game.events or [], state=game.state, commands=len(game.history), turn_order=order
+    )
 
 
 class Standing(msgspec.Struct, kw_only=True):

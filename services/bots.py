@@ -10,6 +10,11 @@ import msgspec
 from contracts import codec
 from contracts.protocol import Action, GameOver
 from contracts.registry import command_type, type_name, view_types
+from games import match as m
+from games.bots import RandomBot
+from games.catalog import GREEDY, spec_for
+from games.mcts import MCTSBot
+from games.offline import OfflineGame, determinizer_for
 
 
 class RawAction(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,9 +82,6 @@ class WireBot:
 
 
 def _kinds(game_type: str) -> dict[str, Callable[[int], Any]]:
-    from games.bots import RandomBot
-    from games.catalog import GREEDY
-
     kinds: dict[str, Callable[[int], Any]] = {"random": RandomBot}
     if game_type in GREEDY:
         greedy = GREEDY[game_type]
@@ -126,11 +128,6 @@ class SearchWireBot:
     needs_public = True
 
     def __init__(self, game_type: str, seed: int, budget: SearchBudget) -> None:
-        from games import match as m
-        from games.bots import RandomBot
-        from games.catalog import GREEDY, spec_for
-        from games.mcts import MCTSBot
-
         spec = spec_for(game_type)
         if spec is None:
             raise ValueError(f"no game {game_type!r}")
@@ -153,10 +150,8 @@ class SearchWireBot:
         """Fold public stream entries (id, fields) newer than `version`, in order: every entry up
         to version `upto` when given (a withheld event leaves a gap in the ids; the version still
         becomes the referee's). Refusals (ids `v-N`, N > 0) move nothing."""
-        from games import match as m
-
         try:
-            self._fold(m, entries)
+            self._fold(entries)
         except Exception:
             # Half a fold is no game to search: start again from the stream's first entry next time.
             self.match = m.Match(game_id="public")
@@ -164,7 +159,7 @@ class SearchWireBot:
         if upto is not None and upto > self.match.version:
             self.match.version = upto
 
-    def _fold(self, m: Any, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+    def _fold(self, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         for entry_id, fields in entries:
             raw_version, _, seq = entry_id.partition(b"-")
             version = int(raw_version)
@@ -178,9 +173,6 @@ class SearchWireBot:
         return self._fallback.choose(req)
 
     def choose(self, req: RawTurnRequest) -> tuple[str, bytes]:
-        from games import match as m
-        from games.offline import OfflineGame, determinizer_for
-
         if self.match.version != req.version:
             raise ValueError(f"public stream folded to v{self.match.version}, request at v{req.version}")
         match = m.clone(self.match)

@@ -146,15 +146,15 @@ def test_the_documented_json_shape_is_the_real_one() -> None:
 
 
 def test_turn_positions_follow_who_plays_first_not_the_seat_number() -> None:
-    from games.balance import _play
     from games.bots import RandomBot
     from games.catalog import SPECS
     from games.offline import new_game
+    from games.play import play_game
 
     rules = SPECS["mechanica"].rules
     for i in range(6):
         seed = f"positions-{i}"
-        _, order = _play(rules, [RandomBot(0), RandomBot(1), RandomBot(2)], seed, 3)
+        order = play_game(rules, [RandomBot(0), RandomBot(1), RandomBot(2)], seed, 3).turn_order
         assert sorted(order) == [0, 1, 2]
         # Mechanica's first player is drawn at set-up, and play goes round from them.
         first = new_game(rules, 3, seed).state.first_player
