@@ -75,3 +75,26 @@ async def test_a_search_seat_whose_answer_was_lost_before_a_restart_is_answered_
         assert [e["command_id"] for e in sent] == [move_id(gid, seat, version)]
         assert sent[0]["expected_version"] == version
         await runner.commands.close()
+
+
+async def test_a_search_that_fails_costs_the_seat_its_look_ahead_not_its_move(
+    settings: Settings, redis_url: str, client: aredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault of an unexpected type inside every search: the think loop logs it and the seat plays
+    its prior's (greedy) move, so the game still finishes and verifies."""
+    from services.bots import SearchWireBot
+
+    def broken(self: SearchWireBot, req: object) -> tuple[str, bytes]:
+        raise KeyError("injected")
+
+    monkeypatch.setattr(SearchWireBot, "choose", broken)
+    keys = Keys(settings.prefix)
+    store = RedisEventStore(client, keys)
+    async with running(settings, redis_url) as run:
+        games = await host_games(client, settings, 1, players=2, bots=("ismcts", "random"))
+        await wait_for(lambda: all_over(store, games), timeout=120, every=0.2)
+        assert run.bots.runner.searched == 0
+        assert run.bots.supervisor.loops["think"].up
+    report = await check_games(client, keys, settings.shards, games)
+    assert report["commands"] > 10
+    await store.close()

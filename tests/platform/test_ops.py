@@ -179,7 +179,14 @@ def test_dead_letters_from_a_real_referee_listed_shown_retried_and_purged(
 ) -> None:
     keys = Keys(prefix)
     # Redelivered fast and dead-lettered after one failed delivery.
-    fast = {**env, "DICESTREAM_RECLAIM_IDLE_MS": "100", "DICESTREAM_MAX_DELIVERIES": "1"}
+    # No trimming: the test reads the retried intake entry back after the referee judged (and
+    # acknowledged) it, and retention may trim an acknowledged entry at any tick.
+    fast = {
+        **env,
+        "DICESTREAM_RECLAIM_IDLE_MS": "100",
+        "DICESTREAM_MAX_DELIVERIES": "1",
+        "DICESTREAM_TRIM_EVERY_MS": "0",
+    }
     game = "doomed"
     shard = shard_of(game, 4)
     reply_to = keys.reply("ops", uuid.uuid4().hex)
