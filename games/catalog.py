@@ -32,8 +32,34 @@ GREEDY: dict[str, Callable[[], Bot]] = {}
 BUILT_IN: set[str] = set()
 
 
-def rules_for(name: str) -> Rules[Any] | None:
-    return GAMES.get(name)
+# (game, data_version) -> the rules over that earlier data (GameSpec.earlier_data).
+EARLIER: dict[tuple[str, str], Rules[Any]] = {}
+
+
+def rules_for(name: str, data_version: str | None = None) -> Rules[Any] | None:
+    """The game's rules; with a data_version, over that data when this build still has it (a game
+    created under it), else the current rules (whose GAME-VERSION check then refuses the game)."""
+    current = GAMES.get(name)
+    if current is None or data_version is None or data_version == current.data_version:
+        return current
+    earlier = EARLIER.get((name, data_version))
+    return current if earlier is None else earlier
+
+
+def earlier_rules(spec: GameSpec) -> dict[str, Rules[Any]]:
+    """The rules over each earlier data file `spec` keeps, each checked to hold the version it is
+    filed under (a file edited after the fact would judge old games by other values)."""
+    out: dict[str, Rules[Any]] = {}
+    for version, file in spec.earlier_data.items():
+        assert spec.with_data is not None  # GameSpec.check requires it
+        try:
+            rules = spec.with_data(spec.package_dir / file)
+        except Exception as exc:  # a missing or invalid file: name it, whatever the loader raised
+            raise GameSpecError(f"{spec.name}: earlier data {file} does not load: {exc}") from exc
+        if rules.data_version != version:
+            raise GameSpecError(f"{spec.name}: {file} holds {rules.data_version!r}, not {version!r}")
+        out[version] = rules
+    return out
 
 
 def spec_for(name: str) -> GameSpec | None:
@@ -66,11 +92,15 @@ def _extra_packages() -> list[str]:
 
 
 def _install(specs: dict[str, GameSpec]) -> None:
+    # Every earlier data file loaded first, at start-up: a bad one stops the import before anything
+    # is registered, not when the first old game needs it.
+    earlier = {(name, v): r for name, spec in specs.items() for v, r in earlier_rules(spec).items()}
     for name, spec in specs.items():
         commands, events = spec.wire_types()
         registry.register(name, commands, events, spec.view)
     SPECS.update(specs)
     GAMES.update({name: spec.rules for name, spec in specs.items()})
+    EARLIER.update(earlier)
     GREEDY.update({name: spec.greedy for name, spec in specs.items()})
 
 

@@ -274,11 +274,11 @@ def _resigned(match: Match, seat: int) -> bool:
     return info is not None and info.resigned
 
 
-def _bound_or_catalogued(match: Match, game_type: str) -> Rules[Any] | None:
+def _bound_or_catalogued(match: Match, game_type: str, data_version: str | None = None) -> Rules[Any] | None:
     bound = match.rules_impl
     if bound is not None and bound.name == game_type:
         return bound  # type: ignore[no-any-return]
-    return rules_for(game_type)
+    return rules_for(game_type, data_version)
 
 
 def clone(match: Match, keep_game: bool = True) -> Match:
@@ -307,7 +307,7 @@ def evolve(match: Match, event: msgspec.Struct) -> Match:
         match.seed_commitment = event.seed_commitment
         match.move_timeout_s = event.move_timeout_s
         match.seats = [None] * event.num_players
-        match.rules_impl = _bound_or_catalogued(match, event.game_type)
+        match.rules_impl = _bound_or_catalogued(match, event.game_type, event.data_version)
     elif isinstance(event, lc.SeatJoined):
         match.seats[event.seat] = SeatInfo(
             name=event.name, kind=event.kind, token_hash=event.token_hash, reply_client=event.reply_client

@@ -23,8 +23,21 @@ cheaper than the full greedy evaluation, and the sampling keeps the rollouts div
 uniformly at random. The value backed up is `OfflineGame.returns()[seat]` (win shares), so the
 search maximises the chance to win, not the score.
 
-Measured on Sentient, 2 players, against `games.sentient.bots.GreedyBot`, 200 iterations, greedy
-prior, random rollouts, c = 0.7 (the defaults below): win share 0.76 over 80 seeded games, about
+What the platform plays (`searcher`: the hosted `ismcts` bot, `python -m bench.search`): the
+game's greedy bot as prior AND as rollout policy over every legal action, so a rollout asks "what
+if both sides played greedy from here", a policy-improvement step over greedy, and progressive
+widening with alpha 0.3. Random rollouts to the end of a long game say almost nothing: with them,
+2 players against greedy at 0.3 s a move, Mechanica won 4 and Artifacts, Inc. 5 of 12 hosted
+games; cut-off rollouts scored by the running scores were no better (Mechanica 0.3-0.4 of 10:
+money spent on a factory reads as a loss), nor was backing up a blend of win and score share
+(Artifacts 0.6 of 10 against 0.7). Widening: alpha 0.5 gave Artifacts 0.475 of 20, 0.3 gave 0.65:
+with ~120 rollouts a move, five root candidates are judged better than eleven. Against greedy, 2
+players, 1 s a move, 20 seeded games each (2026-12-02): Sentient 0.90, Prosperity 1.00, Mechanica
+0.85, Artifacts, Inc. 0.65, and 0.80 at 2 s a move (bench/README.md).
+
+The constructor's defaults are game-agnostic (no prior, random rollouts). The earlier hosted
+configuration, measured on Sentient, 2 players, against `games.sentient.bots.GreedyBot`: 200
+iterations, greedy prior, random rollouts, c = 0.7: win share 0.76 over 80 seeded games, about
 0.15 s per move on one core. Greedy-lite rollouts were weaker per second (0.725 vs 0.85 on the same
 20 games at twice the time per move); without the prior, random widening won 0.10; c = 0.4/0.5/1.0
 and widen_alpha = 0.4/0.6 were no better. Those figures predate offline games taking the referee's
@@ -44,6 +57,7 @@ import msgspec
 from games.base import Rules
 from games.bots import Bot
 from games.offline import Command, OfflineGame
+from games.spec import GameSpec
 
 
 class NotBound(RuntimeError):
@@ -80,7 +94,8 @@ class MCTSBot:
     exploration: the UCB constant c in mean + c * sqrt(ln(availability) / visits); returns are in [0, 1].
     seed: the bot's own randomness (determinizations, tie-breaks, random rollouts).
     prior: a Bot whose choices order progressive widening (None: random order).
-    rollout_policy: a Bot for rollouts, given `rollout_sample` sampled legal actions (None: random).
+    rollout_policy: a Bot for rollouts, given `rollout_sample` sampled legal actions, or all of them
+        when rollout_sample is None (no rollout_policy: random).
     widen_k, widen_alpha: a node visited n times may hold ceil(widen_k * (n + 1) ** widen_alpha) children.
 
     Games whose state holds secrets declare a determinize hook in their spec (games.spec.GameSpec,
@@ -98,7 +113,7 @@ class MCTSBot:
         seed: int | str = 0,
         prior: Bot | None = None,
         rollout_policy: Bot | None = None,
-        rollout_sample: int = 6,
+        rollout_sample: int | None = 6,
         widen_k: float = 1.0,
         widen_alpha: float = 0.5,
     ) -> None:
@@ -235,6 +250,26 @@ class MCTSBot:
             if policy is None or len(legal) == 1:
                 action = legal[rng.randrange(len(legal))]
             else:
-                options = legal if len(legal) <= k else rng.sample(legal, k)
+                options = legal if k is None or len(legal) <= k else rng.sample(legal, k)
                 action = policy.choose(game.view(seat), options, seat)
             game.apply(action, seat)
+
+
+# Fewer children per visit than the constructor's 0.5: with ~100-300 greedy rollouts a move, a
+# root of ~5 candidates gets estimates precise enough to overrule the prior (module docstring).
+SEARCH_WIDEN_ALPHA = 0.3
+
+
+def searcher(spec: GameSpec, *, seed: int | str = 0, iterations: int = 1000, seconds: float | None = 1.0) -> MCTSBot:
+    """The search bot the platform hosts for `spec`'s game: greedy prior, greedy rollouts over every
+    legal action (the module docstring says why), bounded by whichever of the budgets runs out first."""
+    return MCTSBot(
+        spec.rules,
+        iterations=iterations,
+        time_limit=seconds,
+        seed=seed,
+        prior=spec.greedy(),
+        rollout_policy=spec.greedy(),
+        rollout_sample=None,
+        widen_alpha=SEARCH_WIDEN_ALPHA,
+    )

@@ -51,7 +51,7 @@ def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: in
     )
 
 
-class Standing(msgspec.Struct, kw_only=True):
+class WinTally(msgspec.Struct, kw_only=True):
     """How one kind of bot fared: seats played, wins (a shared win counts 1/k), win rate per seat."""
 
     seats: int = 0
@@ -68,11 +68,11 @@ def tournament(
     num_players: int,
     games: int,
     seed_prefix: str = "tournament",
-) -> dict[str, Standing]:
+) -> dict[str, WinTally]:
     """Play `games` seeded games; seat s of game i gets kind (s + i) mod len(makers), so every kind
     sits at every seat. `makers[kind](bot_seed)` builds a fresh bot."""
     kinds = list(makers)
-    table = {k: Standing() for k in kinds}
+    table = {k: WinTally() for k in kinds}
     for i in range(games):
         seating = [kinds[(s + i) % len(kinds)] for s in range(num_players)]
         bots = [makers[k](i * num_players + s) for s, k in enumerate(seating)]

@@ -7,8 +7,10 @@ the golden playthroughs and the every-game tests. docs/adding-a-game.md walks th
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -55,14 +57,27 @@ class GameSpec:
     # Every rule id a refusal of the game can cite -> its text (the game's rule_ids module).
     rule_texts: Mapping[str, str] = field(default_factory=dict)
     # The game's component data as the web page reads it (names and values of cards and tiles,
-    # GET /v1/catalog/<game>); None: the game publishes none (its page shows no board).
-    catalog_data: Callable[[], dict[str, Any]] | None = None
+    # GET /v1/catalog/<game>): called with no argument for the current data, with the Path of an
+    # earlier_data file for that one. None: the game publishes none (its page shows no board).
+    catalog_data: Callable[..., dict[str, Any]] | None = None
     # Data files the rules read, relative to the package (shipped by pyproject's package-data rule).
     data_files: Sequence[str] = field(default_factory=tuple)
+    # Earlier data this build still serves: data_version -> its file (relative to the package, and
+    # listed in data_files too, so it ships). A game records its data_version at creation and is
+    # judged, replayed and verified with that data to its end, whatever the current file says.
+    # Keep a version here for as long as games created under it are kept (docs/adding-a-game.md).
+    earlier_data: Mapping[str, str] = field(default_factory=dict)
+    # The rules read from another data file (required with earlier_data).
+    with_data: Callable[[Path], Rules[Any]] | None = None
 
     @property
     def name(self) -> str:
         return self.rules.name
+
+    @property
+    def package_dir(self) -> Path:
+        """Where the game's package lives (its data files are relative to it)."""
+        return Path(inspect.getfile(type(self.rules))).parent
 
     def wire_types(self) -> tuple[tuple[type[msgspec.Struct], ...], tuple[type[msgspec.Struct], ...]]:
         return tuple(self.contracts.COMMANDS), tuple(self.contracts.EVENTS)
@@ -99,3 +114,15 @@ class GameSpec:
             raise GameSpecError(f"{name}: its view struct {self.view.__name__} must be tagged game={name!r}")
         if not self.rules.min_players <= self.golden_players <= self.rules.max_players:
             raise GameSpecError(f"{name}: golden_players {self.golden_players} is outside the game's player range")
+        if self.earlier_data and self.with_data is None:
+            raise GameSpecError(f"{name}: earlier_data needs with_data, the rules read from another data file")
+        unshipped = [f for f in self.earlier_data.values() if f not in self.data_files]
+        if unshipped:
+            raise GameSpecError(f"{name}: earlier data files {unshipped} must be listed in data_files too")
+        if self.earlier_data and self.catalog_data is not None:
+            try:
+                inspect.signature(self.catalog_data).bind(Path())
+            except TypeError as exc:
+                raise GameSpecError(f"{name}: with earlier_data, catalog_data must take a data file's Path") from exc
+        if self.rules.data_version in self.earlier_data:
+            raise GameSpecError(f"{name}: {self.rules.data_version!r} is the current data, not an earlier one")

@@ -67,7 +67,8 @@ def vocabulary(game: str) -> dict[str, int]:
                 collect(v)
 
     package = resources.files(type(spec.rules).__module__.rsplit(".", 1)[0])
-    for name in spec.data_files:
+    # The current data only: shipping an earlier file must not shift every index a policy learnt.
+    for name in (f for f in spec.data_files if f not in spec.earlier_data.values()):
         text = package.joinpath(name).read_text(encoding="utf-8")
         collect(tomllib.loads(text) if name.endswith(".toml") else json.loads(text))
     for cmd in codec_for(game).commands:

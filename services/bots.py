@@ -13,7 +13,7 @@ from contracts.registry import command_type, type_name, view_types
 from games import match as m
 from games.bots import RandomBot
 from games.catalog import GREEDY, spec_for
-from games.mcts import MCTSBot
+from games.mcts import searcher
 from games.offline import OfflineGame, determinizer_for
 
 
@@ -114,7 +114,7 @@ def make_bot(kind: str, game_type: str, seed: int = 0, budget: SearchBudget | No
 class SearchBudget(msgspec.Struct, frozen=True, kw_only=True):
     """What one ISMCTS move may spend: whichever runs out first."""
 
-    iterations: int = 200
+    iterations: int = 1000
     seconds: float = 1.0
 
 
@@ -134,12 +134,9 @@ class SearchWireBot:
         self.rules = spec.rules
         self.match = m.Match(game_id="public")  # the public stream folded: never the seed or a secret
         self.budget = budget
-        # A greedy prior orders progressive widening (games/mcts.py's measured default).
-        prior = GREEDY[game_type]() if game_type in GREEDY else None
-        self.search = MCTSBot(
-            spec.rules, iterations=budget.iterations, time_limit=budget.seconds, seed=seed, prior=prior
-        )
-        self._fallback = WireBot(prior if prior is not None else RandomBot(seed), view_types()[game_type])
+        # The measured configuration: greedy prior and greedy rollouts (games/mcts.py).
+        self.search = searcher(spec, seed=seed, iterations=budget.iterations, seconds=budget.seconds)
+        self._fallback = WireBot(spec.greedy(), view_types()[game_type])
 
     @property
     def version(self) -> int:
@@ -175,6 +172,10 @@ class SearchWireBot:
     def choose(self, req: RawTurnRequest) -> tuple[str, bytes]:
         if self.match.version != req.version:
             raise ValueError(f"public stream folded to v{self.match.version}, request at v{req.version}")
+        if self.match.rules is not self.rules:
+            # A game on earlier data (games.spec.GameSpec.earlier_data): the search, its prior and
+            # the determinizer are built on the current data, so the prior answers alone.
+            return self.fallback(req)
         match = m.clone(self.match)
         for i, info in enumerate(match.seats):
             # The public copy of a join has no token hash; a search clone's moves need one per seat.

@@ -38,7 +38,7 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_LOG_LEVEL": "debug, info, warning, error (default info)",
     "DICESTREAM_LOG_FORMAT": "json or console (default json)",
     "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy,ismcts)",
-    "DICESTREAM_ISMCTS_ITERATIONS": "bot runner: determinizations an ismcts bot searches per move (default 200)",
+    "DICESTREAM_ISMCTS_ITERATIONS": "bot runner: determinizations an ismcts bot searches per move (default 1000)",
     "DICESTREAM_ISMCTS_MS": "bot runner: the most time an ismcts bot thinks per move, in ms (default 1000)",
     "DICESTREAM_TRIM_EVERY_MS": "referee: how often acknowledged intake and bus entries are trimmed "
     "(default 10000; 0: never)",
@@ -93,7 +93,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "info"
     log_format: str = "json"
     bots: tuple[str, ...] = ("random", "greedy", "ismcts")
-    ismcts_iterations: int = 200
+    ismcts_iterations: int = 1000
     ismcts_ms: int = 1000
     # Retention (docs/scaling.md, "Redis memory"): 0 turns each one off.
     trim_every_ms: int = 10000  # how often a referee trims its shards' acknowledged intake and bus
@@ -191,7 +191,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         log_level=_read(e, "DICESTREAM_LOG_LEVEL", "info", _choice(LOG_LEVELS), " | ".join(LOG_LEVELS)),
         log_format=_read(e, "DICESTREAM_LOG_FORMAT", "json", _choice(("json", "console")), "json | console"),
         bots=tuple(b.strip() for b in e.get("DICESTREAM_BOTS", "random,greedy,ismcts").split(",") if b.strip()),
-        ismcts_iterations=_read(e, "DICESTREAM_ISMCTS_ITERATIONS", "200", _count(1), "a whole number, at least 1"),
+        ismcts_iterations=_read(e, "DICESTREAM_ISMCTS_ITERATIONS", "1000", _count(1), "a whole number, at least 1"),
         ismcts_ms=_read(e, "DICESTREAM_ISMCTS_MS", "1000", _count(1), "milliseconds, at least 1"),
         trim_every_ms=_read(e, "DICESTREAM_TRIM_EVERY_MS", "10000", _count(0), "milliseconds, 0 = never trim"),
         bus_groups=_names(e, "DICESTREAM_BUS_GROUPS", "projector,turns"),

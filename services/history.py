@@ -316,7 +316,7 @@ def verify(history: History) -> Verdict:
     agg = m.Match(game_id=history.game_id)
     created = codec.event_payload(history.events[0]) if history.events else None
     if isinstance(created, lc.GameCreated):
-        rules = rules_for(created.game_type)
+        rules = rules_for(created.game_type, created.data_version)
         if rules is not None and (rules.rules_version, rules.data_version) != (
             created.rules_version,
             created.data_version,
@@ -330,6 +330,8 @@ def verify(history: History) -> Verdict:
                 )
             )
             return verdict
+        # Re-judging the creation itself must record the data the game was created with.
+        agg.rules_impl = rules
     accepted = sorted((o for o in history.outcomes if o.status == ACCEPTED), key=lambda o: o.judged_at_version)
     for o in accepted:
         if o.judged_at_version != covered:

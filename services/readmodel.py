@@ -26,6 +26,9 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     kinds: list[str | None] = []
     # When GameCreated was recorded (epoch ms); 0 in models written before this field.
     created_at_ms: int = 0
+    # The component data the game is played with (its cards' names and values: GET
+    # /v1/catalog/<game>?data_version=); "" in models written before this field.
+    data_version: str = ""
 
 
 class ReadModelKeys(msgspec.Struct, frozen=True):
@@ -58,6 +61,7 @@ def summary(agg: m.Match) -> GameSummary:
         to_act=m.to_act(agg),
         kinds=[s.kind if s else None for s in agg.seats],
         created_at_ms=agg.created_at_ms,
+        data_version=agg.data_version,
     )
 
 

@@ -13,6 +13,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.outcome import REJECTED, CommandOutcome
 from contracts.protocol import HOSTED, HostBot
+from services import ratings
 from services.botrunner.app import BotRunner
 from services.client import Client
 from services.eventstore.redis_store import RedisEventStore
@@ -124,28 +125,8 @@ async def tournament(
 
 
 def rate(standings: dict[str, Standing], records: list[GameRecord]) -> None:
-    """OpenSkill ratings from every game's ranking (by score; tied winners share first place), in
-    the order played. Each seat is its own team; a kind that sat at several seats of one game takes
-    the mean of its seats' updates; a game of one kind against itself says nothing and is skipped."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings = {b: model.rating(name=b) for b in standings}
-    for rec in records:
-        if len(set(rec.seats)) < 2:
-            continue
-        winners = set(rec.winners)
-
-        # Winners first (the result's word, tie-breaks included), then the others by score.
-        keys = [(0, 0) if s in winners else (1, -rec.scores[s]) for s in range(len(rec.seats))]
-        order = sorted(set(keys))
-        ranks = [float(order.index(k) + 1) for k in keys]
-        teams = model.rate([[ratings[kind]] for kind in rec.seats], ranks=ranks)
-        for kind in set(rec.seats):
-            mine = [team[0] for team, k in zip(teams, rec.seats, strict=True) if k == kind]
-            ratings[kind] = model.rating(
-                mu=sum(r.mu for r in mine) / len(mine), sigma=sum(r.sigma for r in mine) / len(mine), name=kind
-            )
+    """OpenSkill ratings of the bot kinds from every game, in the order played (services.ratings)."""
+    rated = ratings.rate(ratings.Finished(seats=r.seats, scores=r.scores, winners=r.winners) for r in records)
     for kind, st in standings.items():
-        r = ratings[kind]
-        st.rating_mu, st.rating_sigma, st.rating = round(r.mu, 3), round(r.sigma, 3), round(r.ordinal(), 3)
+        r = rated.get(kind) or ratings.unrated(kind)
+        st.rating_mu, st.rating_sigma, st.rating = r.mu, r.sigma, r.rating

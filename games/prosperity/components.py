@@ -234,6 +234,6 @@ def load(path: Path = DATA_FILE) -> ProsperityData:
     return parse(read_toml(path)[0], path)
 
 
-def published() -> dict[str, Any]:
+def published(path: Path = DATA_FILE) -> dict[str, Any]:
     """The data file as GET /v1/catalog/<game> publishes it (games.kit.published)."""
-    return kit_published(DATA_FILE, _File)
+    return kit_published(path, _File)

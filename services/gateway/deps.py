@@ -71,6 +71,8 @@ class Deps:
     created: dict[str, int] = field(default_factory=dict)
     # Fairness reports of finished games (they never change), by game id; bounded.
     fairness: dict[str, Any] = field(default_factory=dict)
+    # The last ratings answer per title filter, keyed by the finished games it rated (lobby.py).
+    rated: dict[str | None, tuple[Any, Any]] = field(default_factory=dict)
 
     @classmethod
     def create(cls, settings: Settings, url: str, gateway: GatewaySettings) -> Deps:

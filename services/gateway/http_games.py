@@ -28,6 +28,7 @@ from services.gateway.responses import (
     GameList,
     Outcome,
     PublicState,
+    Ratings,
     RuleText,
 )
 from services.gateway.rules import RULES, rule
@@ -101,6 +102,18 @@ def routes(deps: Deps) -> list[Any]:
         cursor: FromQuery[str | None] = None,
     ) -> GameList:
         return await lobby.list_games(deps, title, status, limit, cursor)
+
+    @get(
+        "/v1/ratings",
+        summary="Player ratings",
+        description="OpenSkill (Plackett-Luce) ratings per title and player name over every finished "
+        "game, oldest first: winners rank first, the others by score; a hosted bot's name is its kind "
+        "unless it was named. Filter by `title`.",
+        tags=["games"],
+        responses=problems(429),
+    )
+    async def player_ratings(title: FromQuery[str | None] = None) -> Ratings:
+        return await lobby.player_ratings(deps, title)
 
     @get(
         "/v1/games/{game_id:str}",
@@ -240,7 +253,7 @@ def routes(deps: Deps) -> list[Any]:
             raise Problem(404, "no-such-rule", "No such rule", rule_id[:100])
         return found
 
-    return [create_game, list_games, game, events, events_sse, audit, export, rules, one_rule]
+    return [create_game, list_games, player_ratings, game, events, events_sse, audit, export, rules, one_rule]
 
 
 def _sse(entry: tuple[str, bytes]) -> ServerSentEventMessage:

@@ -68,11 +68,21 @@ def entry(title: str) -> CatalogEntry:
     )
 
 
-def catalog(title: str) -> Catalog:
+def catalog(title: str, data_version: str | None = None) -> Catalog:
     """The title's TOML data file as JSON, every field with its default filled in (as the game's
-    loader reads it): what the boards' names and values are drawn from."""
-    published = SPECS[title].catalog_data
-    return Catalog(**msgspec.structs.asdict(entry(title)), data=published() if published is not None else {})
+    loader reads it): what the boards' names and values are drawn from. With the data_version of
+    earlier data this build keeps (games.spec.GameSpec.earlier_data), that data."""
+    spec = SPECS[title]
+    published = spec.catalog_data
+    current = entry(title)
+    if published is None:
+        return Catalog(**msgspec.structs.asdict(current), data={})
+    if data_version is None or data_version not in spec.earlier_data:
+        return Catalog(**msgspec.structs.asdict(current), data=published())
+    earlier = msgspec.structs.replace(current, data_version=data_version)
+    return Catalog(
+        **msgspec.structs.asdict(earlier), data=published(spec.package_dir / spec.earlier_data[data_version])
+    )
 
 
 async def _history(deps: Deps, game_id: str, outcomes: bool = True) -> history.History:
@@ -88,7 +98,8 @@ async def _history(deps: Deps, game_id: str, outcomes: bool = True) -> history.H
 
 
 def routes(deps: Deps) -> list[Any]:
-    catalogs = {title: msgspec.json.encode(catalog(title)) for title in GAMES}
+    catalogs: dict[tuple[str, str | None], bytes] = {(t, None): msgspec.json.encode(catalog(t)) for t in GAMES}
+    catalogs.update({(t, v): msgspec.json.encode(catalog(t, v)) for t in GAMES for v in SPECS[t].earlier_data})
     files = replaying.FileCache()
 
     async def opened(request: Request[Any, Any, Any]) -> replaying.OpenedFile:
@@ -106,14 +117,17 @@ def routes(deps: Deps) -> list[Any]:
         "/v1/catalog/{title:str}",
         summary="A game's component data",
         description="Every card, tile, board and table value of the title, as its data file "
-        "(`games/<title>/data/*.toml`) holds it: the page draws names and values from this.",
+        "(`games/<title>/data/*.toml`) holds it: the page draws names and values from this. With "
+        "`data_version` (a game summary's), the data that game is played with when this build keeps "
+        "it; otherwise the current data (the answer's `data_version` says which).",
         tags=["catalog"],
         responses=problems(404),
     )
-    async def one_catalog(title: FromPath[str]) -> Response[bytes]:
-        if title not in catalogs:
+    async def one_catalog(title: FromPath[str], data_version: FromQuery[str | None] = None) -> Response[bytes]:
+        if (title, None) not in catalogs:
             raise Problem(404, "not-found", "No such game type", title[:100])
-        return Response(catalogs[title], media_type="application/json", headers={"Cache-Control": "no-cache"})
+        body = catalogs.get((title, data_version)) or catalogs[(title, None)]
+        return Response(body, media_type="application/json", headers={"Cache-Control": "no-cache"})
 
     @get(
         "/v1/games/{game_id:str}/states",

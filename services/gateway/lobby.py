@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Container
 from typing import Any
 
 import msgspec
 
 from games import match as m
+from games.catalog import GAMES
+from services import ratings
 from services.eventstore.keys import shard_of
 from services.gateway.auth import no_such_game
 from services.gateway.deps import Deps
 from services.gateway.problems import Problem
-from services.gateway.responses import GameList, ListedGame, PublicState
+from services.gateway.responses import GameList, ListedGame, PublicState, RatedPlayer, Ratings
 from services.readmodel import GameSummary, public_state
 
 _summary = msgspec.json.Decoder(GameSummary)
@@ -51,13 +54,8 @@ async def _created(deps: Deps, summaries: list[GameSummary]) -> None:
             deps.created[g] = at
 
 
-async def list_games(deps: Deps, title: str | None, status: str | None, limit: int, cursor: str | None) -> GameList:
-    after: tuple[int, str] | None = None
-    if cursor is not None:
-        parsed = CURSOR.fullmatch(cursor)
-        if parsed is None:
-            raise Problem(400, "invalid-parameter", "Invalid cursor", "pass the `next` of the previous page")
-        after = (-int(parsed.group(1)), parsed.group(2))
+async def _summaries(deps: Deps, title: str | None, statuses: Container[str] | None) -> list[GameSummary]:
+    """Every game's summary from the read models (all shards), filtered, newest first."""
     shards = await asyncio.gather(*(deps.redis.hgetall(deps.rm.games(s)) for s in range(deps.settings.shards)))
     found: list[GameSummary] = []
     for models in shards:
@@ -66,12 +64,23 @@ async def list_games(deps: Deps, title: str | None, status: str | None, limit: i
                 summary = _summary.decode(raw)
             except (msgspec.DecodeError, msgspec.ValidationError):
                 continue
-            if (title is None or summary.game_type == title) and (status is None or summary.status == status):
+            if (title is None or summary.game_type == title) and (statuses is None or summary.status in statuses):
                 found.append(summary)
     await _created(deps, found)
-    ordered = sorted(found, key=lambda s: (-deps.created.get(s.game_id, 0), s.game_id))
+    return sorted(found, key=lambda s: (-deps.created.get(s.game_id, 0), s.game_id))
+
+
+async def list_games(deps: Deps, title: str | None, status: str | None, limit: int, cursor: str | None) -> GameList:
+    after: tuple[int, str] | None = None
+    if cursor is not None:
+        parsed = CURSOR.fullmatch(cursor)
+        if parsed is None:
+            raise Problem(400, "invalid-parameter", "Invalid cursor", "pass the `next` of the previous page")
+        after = (-int(parsed.group(1)), parsed.group(2))
+    found = await _summaries(deps, title, None if status is None else (status,))
+    ordered = found
     if after is not None:
-        ordered = [s for s in ordered if (-deps.created.get(s.game_id, 0), s.game_id) > after]
+        ordered = [s for s in found if (-deps.created.get(s.game_id, 0), s.game_id) > after]
     page = ordered[:limit]
     games = [ListedGame(**{**msgspec.structs.asdict(s), "created_at_ms": deps.created.get(s.game_id, 0)}) for s in page]
     more = len(ordered) > limit
@@ -81,6 +90,36 @@ async def list_games(deps: Deps, title: str | None, status: str | None, limit: i
         next=f"{last.created_at_ms}.{last.game_id}" if more and last else None,
         total=len(found),
     )
+
+
+async def player_ratings(deps: Deps, title: str | None) -> Ratings:
+    """Ratings per title and player name over every finished game the read models hold (archived
+    ones too: their summary keeps the players and the result), oldest first."""
+    finished = await _summaries(deps, title, (m.OVER, m.ARCHIVED))
+    oldest_first = sorted(finished, key=lambda s: (deps.created.get(s.game_id, 0), s.game_id))
+    # The same finished games give the same table: the lobby asks every 5 s, per open page.
+    key = tuple((s.game_id, s.version) for s in oldest_first)
+    cached = deps.rated.get(title)
+    if cached is not None and cached[0] == key:
+        answer: Ratings = cached[1]
+        return answer
+    by_title: dict[str, list[ratings.Finished]] = {}
+    for s in oldest_first:
+        if s.scores is None or s.winners is None or any(p is None for p in s.players):
+            continue
+        g = ratings.Finished(seats=[p for p in s.players if p is not None], scores=s.scores, winners=s.winners)
+        if ratings.informative(g):
+            by_title.setdefault(s.game_type, []).append(g)
+    rated: list[RatedPlayer] = []
+    for game_type, games in sorted(by_title.items()):
+        # OpenSkill in Python costs tens of µs a game: off the event loop for a long history.
+        table = await asyncio.to_thread(ratings.rate, games)
+        rated += [RatedPlayer(title=game_type, **msgspec.structs.asdict(r)) for r in table.values()]
+    rated.sort(key=lambda r: (r.title, -r.rating, r.name))
+    answer = Ratings(ratings=rated, games=sum(len(g) for g in by_title.values()))
+    if title is None or title in GAMES:  # any string may be asked for: cache the real titles only
+        deps.rated[title] = (key, answer)
+    return answer
 
 
 def _state_of(agg: m.Match) -> PublicState:

@@ -106,6 +106,25 @@ class GameList(msgspec.Struct, frozen=True, kw_only=True):
     total: int = 0
 
 
+class RatedPlayer(msgspec.Struct, frozen=True, kw_only=True):
+    """A player (by the name it joined with; a hosted bot's is its kind unless named) in one
+    title: OpenSkill (Plackett-Luce) over its finished games, oldest first."""
+
+    title: str
+    name: str
+    games: int
+    wins: float  # a win shared by k seats counts 1/k
+    mu: float
+    sigma: float
+    rating: float  # mu - 3 sigma: what the table is ordered by
+
+
+class Ratings(msgspec.Struct, frozen=True, kw_only=True):
+    ratings: list[RatedPlayer]
+    # Finished games rated (those with two or more players of different names).
+    games: int = 0
+
+
 class EventItem(msgspec.Struct, frozen=True, kw_only=True):
     """A public event (EventEnvelope, payload without secrets) or a CommandRejected record;
     `cursor` is its stream entry id (`<version>-<n>`): pass it as `after` to read what follows."""

@@ -8,14 +8,14 @@ from typing import Any
 from games.base import Rules
 from games.bots import RandomBot
 from games.catalog import GAMES, GREEDY
-from games.play import Standing, tournament
+from games.play import WinTally, tournament
 
 GAMES_PER_COUNT = 200
 
 
 def greedy_vs_random(
     game: str, num_players: int, games: int = GAMES_PER_COUNT, rules: Rules[Any] | None = None
-) -> dict[str, Standing]:
+) -> dict[str, WinTally]:
     """`rules`: the game's rules or a wrapper of them that records more (e.g. game lengths)."""
     return tournament(
         rules or GAMES[game],
@@ -28,7 +28,7 @@ def greedy_vs_random(
 
 def assert_greedy_beats_random(
     game: str, num_players: int, games: int = GAMES_PER_COUNT, rules: Rules[Any] | None = None
-) -> dict[str, Standing]:
+) -> dict[str, WinTally]:
     table = greedy_vs_random(game, num_players, games, rules)
     greedy, rand = table["greedy"], table["random"]
     print(

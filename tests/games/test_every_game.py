@@ -23,6 +23,7 @@ from games import match as m
 from games.base import Rejected
 from games.bots import RandomBot
 from games.catalog import SPECS
+from games.mcts import searcher
 from games.offline import OfflineGame, new_game, play
 from games.rng import Rng
 from games.spec import GameSpec
@@ -270,3 +271,30 @@ def test_a_determinization_of_the_public_stream_equals_that_of_the_truth(name: s
             assert views == _views(game), n
         # The fold is untouched.
         assert msgspec.to_builtins(public) == public_doc
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_search_bot_picks_the_same_move_whatever_it_cannot_see(name: str) -> None:
+    # Two games alike in everything the searching seat sees (every view, the legal actions) but
+    # for their secrets and future rolls: the hosted search, with the same seed, must choose alike.
+    spec = SPECS[name]
+    differed = 0
+    for fraction in (0.2, 0.5, 0.8):
+        truth = _mid_game(spec, f"unseen-{name}", fraction)
+        if truth.is_terminal():
+            continue
+        twin = truth.clone(resample=True, rng_seed=f"twin-{fraction}")
+        seat = truth.to_act()[0]
+        assert _views(twin) == _views(truth) and twin.legal_actions(seat) == truth.legal_actions(seat)
+        if len(truth.legal_actions(seat)) < 2:
+            continue  # a forced move searches nothing
+        # The seeds always differ; what counts is hidden state (a deck's order, a bag) differing.
+        differed += msgspec.to_builtins(twin.state) != msgspec.to_builtins(truth.state)
+        choices = []
+        for g in (truth, twin):
+            bot = searcher(spec, seed=7, iterations=40, seconds=None)
+            choices.append(bot.choose_from(g, seat))
+            assert bot.last_iterations == 40
+        assert choices[0] == choices[1], f"{name} at {fraction}: {choices}"
+    # A game that keeps no secrets differs in its future rolls only (the seeds always differ).
+    assert differed or spec.determinize is None, f"{name}: the twins never differed in hidden state"

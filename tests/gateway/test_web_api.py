@@ -6,6 +6,7 @@ and all of that with Redis down but the parts that need it."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import json
 import tomllib
@@ -18,8 +19,9 @@ import msgspec
 import pytest
 
 from games import match as m
-from games.catalog import GAMES
+from games.catalog import GAMES, SPECS
 from services import history
+from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.gateway.app import GatewayService
@@ -75,6 +77,46 @@ async def test_the_catalog_is_each_data_file_as_json(bare: Bare) -> None:
         cards = (await http.get("/v1/catalog/sentient")).json()["data"]["cards"]
         assert len(cards) == 60 and all("vp" in c for c in cards)
         assert (await http.get("/v1/catalog/chess")).status_code == 404
+
+
+async def test_a_game_played_with_earlier_data_is_drawn_from_that_data(
+    settings: Settings, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The build keeps an earlier Mechanica data file in which the first improvement has another name.
+    from games.mechanica.components import DATA_FILE, load
+    from games.mechanica.rules import MechanicaRules
+
+    current = GAMES["mechanica"].data_version
+    raw = tomllib.loads(DATA_FILE.read_text())
+    first = raw["kinds"][0]["name"]
+    text = DATA_FILE.read_text().replace('data_version = "mechanica-data-1"', 'data_version = "mechanica-data-0"')
+    old = tmp_path / "mechanica-data-0.toml"
+    old.write_text(text.replace(f'name = "{first}"', 'name = "Old Name"', 1))
+    old_version = load(old).data_version
+    spec = SPECS["mechanica"]
+    monkeypatch.setitem(
+        SPECS,
+        "mechanica",
+        dataclasses.replace(
+            spec,
+            earlier_data={old_version: str(old)},
+            data_files=(*spec.data_files, str(old)),
+            with_data=lambda path: MechanicaRules(load(path)),
+        ),
+    )
+    gw = GatewayService(settings, redis_url, OPEN)
+    await gw.start()
+    try:
+        async with httpx.AsyncClient(base_url=gw.url) as http:
+            then = (await http.get("/v1/catalog/mechanica", params={"data_version": old_version})).json()
+            now = (await http.get("/v1/catalog/mechanica")).json()
+            unknown = (await http.get("/v1/catalog/mechanica", params={"data_version": "mechanica-data-9"})).json()
+    finally:
+        await gw.stop()
+    assert then["data_version"] == old_version and then["data"]["kinds"][0]["name"] == "Old Name"
+    assert now["data_version"] == current and now["data"]["kinds"][0]["name"] == first
+    # Data this build does not keep: the current data, and the answer says so.
+    assert unknown == now
 
 
 async def test_states_and_fairness_of_a_game(stack: Stack) -> None:
@@ -276,3 +318,32 @@ async def test_a_file_of_a_running_game_keeps_its_seed_and_deck_order(bare: Bare
         for r in answers:
             assert r.status_code == 200, r.text
             assert seed not in r.text and not any(o in r.text for o in orders)
+
+
+async def test_the_lobby_rates_players_by_their_finished_games(stack: Stack) -> None:
+    from services import ratings
+
+    api = stack.api()
+    try:
+        await finished(api)
+        await finished(api)
+        for _ in range(100):
+            listed = (await api.request("GET", "/v1/games", params={"title": "sentient", "status": "over"})).json()
+            if listed["total"] >= 2:
+                break
+            await asyncio.sleep(0.1)
+        board = (await api.request("GET", "/v1/ratings", params={"title": "sentient"})).json()
+        other = (await api.request("GET", "/v1/ratings", params={"title": "mechanica"})).json()
+    finally:
+        await api.close()
+    games = [
+        ratings.Finished(seats=g["players"], scores=g["scores"], winners=g["winners"])
+        for g in sorted(listed["games"], key=lambda g: (g["created_at_ms"], g["game_id"]))
+    ]
+    expected = ratings.rate(games)
+    assert board["games"] == len(games) == listed["total"]
+    assert {r["name"]: (r["games"], r["wins"], r["rating"]) for r in board["ratings"]} == {
+        n: (r.games, r.wins, r.rating) for n, r in expected.items()
+    }
+    assert [r["rating"] for r in board["ratings"]] == sorted((r["rating"] for r in board["ratings"]), reverse=True)
+    assert {r["title"] for r in board["ratings"]} == {"sentient"} and other == {"ratings": [], "games": 0}

@@ -40,3 +40,18 @@ def test_the_winner_ranks_first_even_with_a_lower_score_when_the_result_says_so(
     table = _table("a", "b")
     rate(table, _records([(["a", "b"], [10, 10], [1])] * 3))
     assert table["b"].rating > table["a"].rating
+
+
+def test_ratings_count_games_and_shared_wins_per_name() -> None:
+    from services.ratings import Finished
+    from services.ratings import rate as rate_names
+
+    rated = rate_names(
+        [
+            Finished(seats=["ann", "bob", "cy"], scores=[30, 20, 10], winners=[0]),
+            Finished(seats=["ann", "bob"], scores=[15, 15], winners=[0, 1]),
+            Finished(seats=["bob", "bob"], scores=[1, 2], winners=[1]),  # alone: says nothing
+        ]
+    )
+    assert {n: (r.games, r.wins) for n, r in rated.items()} == {"ann": (2, 1.5), "bob": (2, 0.5), "cy": (1, 0.0)}
+    assert rated["ann"].rating > rated["bob"].rating > rated["cy"].rating

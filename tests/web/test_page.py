@@ -101,6 +101,18 @@ async def test_a_finished_game_from_the_lobby_to_its_audit(stack: Stack, browser
         await page.select_option("#f-title", title)  # the filter keeps it, and only its title
         await page.wait_for_function("document.querySelectorAll('tr[data-title]').length > 0")
         assert set(await page.eval_on_selector_all("tr[data-title]", "rs => rs.map(r => r.dataset.title)")) == {title}
+        # The ratings beside the list rate this title's players, this game's among them (drawn
+        # after the filtered list, so the link clicked below is no longer replaced).
+        await page.wait_for_function(
+            "(t) => { const rs = [...document.querySelectorAll('tr[data-rated]')];"
+            " return rs.length > 0 && rs.every((r) => r.dataset.rated === t); }",
+            arg=title,
+        )
+        rated = await page.eval_on_selector_all(
+            "tr[data-rated]", "rs => rs.map(r => [r.dataset.rated, r.dataset.player])"
+        )
+        assert {t for t, _ in rated} == {title}
+        assert {s.name for s in agg.seats if s is not None} <= {p for _, p in rated}
         await page.locator(f"tr[data-game-id='{game_id}'] a").first.click()
         await page.wait_for_url(f"**/games/{game_id}")
         await shows(page, last, (await state_at(api, game_id, last))["view"], title)

@@ -27,10 +27,14 @@ async function postFile(url, bytes) {
   );
 }
 
+// A game's names and values come from the data it is played with (its summary's data_version),
+// which an older game may not share with the current data file.
 const catalogs = new Map();
-export function catalog(title) {
-  if (!catalogs.has(title)) catalogs.set(title, getJSON(`/v1/catalog/${encodeURIComponent(title)}`));
-  return catalogs.get(title);
+export function catalog(title, dataVersion) {
+  const key = `${title}\n${dataVersion || ""}`;
+  const query = dataVersion ? `?data_version=${encodeURIComponent(dataVersion)}` : "";
+  if (!catalogs.has(key)) catalogs.set(key, getJSON(`/v1/catalog/${encodeURIComponent(title)}${query}`));
+  return catalogs.get(key);
 }
 
 const CHUNK = 50;

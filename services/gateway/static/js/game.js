@@ -72,7 +72,8 @@ export async function showGame(main, source, opts = {}) {
     return () => {};
   }
   const title = meta.summary.game_type;
-  const data = (await catalog(title)).data;
+  const served = await catalog(title, meta.summary.data_version);
+  const data = served.data;
   const name = namer(title, data);
   let summary = meta.summary;
   let last = meta.version;
@@ -116,7 +117,12 @@ export async function showGame(main, source, opts = {}) {
   const aside = h("aside", { class: "events", "aria-labelledby": "events-h" }, h("h2", { id: "events-h" }, "Events"), list);
   const body = h("div", { class: "game-body" }, h("div", { class: "main-col" }, scrubber, now, board), aside);
   const auditBox = h("section", { class: "audit", hidden: true, "aria-labelledby": "audit-h", tabindex: "-1" });
-  clear(main).append(h("section", { class: "game", "data-game-id": source.gameId, "data-title": title }, head, body, auditBox));
+  // A game on data this server no longer keeps is drawn with today's names and values: say so.
+  const played = meta.summary.data_version;
+  const otherData = played && served.data_version !== played
+    ? h("p", { class: "warning", role: "note" }, `This game was played with data ${played}; this server keeps only ${served.data_version}, so names and values on the board may differ.`)
+    : null;
+  clear(main).append(h("section", { class: "game", "data-game-id": source.gameId, "data-title": title }, head, otherData, body, auditBox));
 
   let fairness = null;
   function renderHead() {

@@ -35,6 +35,21 @@ export async function showLobby(main, query) {
   const total = h("p", { class: "total", "aria-live": "polite" });
   const newer = h("button", { type: "button", onclick: () => page(back.pop() ?? "") }, "← Newer");
   const older = h("button", { type: "button" }, "Older →");
+  const ratingsBody = h("tbody");
+  const ratingsNote = h("p", { class: "muted" });
+  const ratingsBox = h(
+    "section",
+    { class: "ratings", "aria-labelledby": "ratings-h" },
+    h("h2", { id: "ratings-h" }, "Ratings"),
+    ratingsNote,
+    h(
+      "table",
+      { class: "games ratings-table" },
+      h("caption", { class: "visually-hidden" }, "Players by rating, per game"),
+      h("thead", {}, h("tr", {}, ["Player", "Game", "Games", "Wins", "Rating (μ ± σ)"].map((c) => h("th", { scope: "col" }, c)))),
+      ratingsBody,
+    ),
+  );
   clear(main).append(
     h("h1", {}, "Games"),
     h(
@@ -58,6 +73,7 @@ export async function showLobby(main, query) {
       tbody,
     ),
     h("nav", { class: "pager", "aria-label": "Pages" }, newer, " ", older),
+    ratingsBox,
     h(
       "p",
       { class: "hint" },
@@ -68,6 +84,40 @@ export async function showLobby(main, query) {
       " or drop it anywhere on this page to replay and audit it.",
     ),
   );
+
+  let shownRatings = "";
+  let asked = 0;
+  async function rate() {
+    const params = new URLSearchParams();
+    if (state.title) params.set("title", state.title);
+    const mine = ++asked;
+    let board;
+    try {
+      board = await getJSON(`/v1/ratings?${params}`);
+    } catch {
+      return; // the game list says already that Redis is not available
+    }
+    // An answer for an earlier filter that arrives late must not replace the current one.
+    if (mine !== asked || JSON.stringify(board) === shownRatings) return;
+    shownRatings = JSON.stringify(board);
+    const name = (title) => titles.find((t) => t.title === title)?.name || title;
+    clear(ratingsBody).append(
+      ...board.ratings.map((r) =>
+        h(
+          "tr",
+          { "data-player": r.name, "data-rated": r.title },
+          h("td", { "data-label": "Player" }, r.name),
+          h("td", { "data-label": "Game" }, name(r.title)),
+          h("td", { "data-label": "Games", class: "num" }, String(r.games)),
+          h("td", { "data-label": "Wins", class: "num" }, String(r.wins)),
+          h("td", { "data-label": "Rating", class: "num" }, `${r.rating.toFixed(1)} (${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)})`),
+        ),
+      ),
+    );
+    ratingsNote.textContent = board.games
+      ? `OpenSkill over ${board.games} finished game${board.games === 1 ? "" : "s"}, oldest first; rating = μ − 3σ.`
+      : "No finished games between different players yet.";
+  }
 
   let timer = null;
   let shownList = "";
@@ -95,6 +145,9 @@ export async function showLobby(main, query) {
     shownList = JSON.stringify([cursor, list]);
     clearTimeout(timer);
     if (!cursor) timer = setTimeout(() => document.body.contains(tbody) && page(""), 5000);
+    // After the list's answer (which is drawn in this same tick): ratings for the filter shown
+    // mean the list for it is drawn too.
+    rate();
     if (same) return;
     clear(tbody).append(
       ...list.games.map((g) =>

@@ -1,0 +1,146 @@
+"""A game keeps the data it was created with: after the data file changes, a build that still ships
+the earlier file (the spec's earlier_data) judges, replays and verifies the game with that data."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.views.mechanica import MechanicaView
+from games import catalog
+from games import match as m
+from games.base import Rejected
+from games.catalog import GREEDY, SPECS
+from games.mechanica.components import DATA_FILE, load
+from games.mechanica.rules import MechanicaRules
+from games.spec import GameSpecError
+from services import history as h
+from services.history import History
+from services.selfplay import record_game
+
+OLD = "mechanica-data-0"
+OLD_MONEY = 20  # the current file says 8
+
+
+@pytest.fixture
+def old_file(tmp_path: Path) -> Path:
+    text = DATA_FILE.read_text()
+    assert 'data_version = "mechanica-data-1"' in text and "money = 8\n" in text
+    path = tmp_path / f"{OLD}.toml"
+    path.write_text(
+        text.replace('data_version = "mechanica-data-1"', f'data_version = "{OLD}"').replace(
+            "money = 8\n", f"money = {OLD_MONEY}\n"
+        )
+    )
+    return path
+
+
+async def played_under_old_data(old_file: Path, monkeypatch: pytest.MonkeyPatch) -> History:
+    """A whole 2-player game refereed while the old file was the current data."""
+    with monkeypatch.context() as patch:
+        patch.setitem(catalog.GAMES, "mechanica", MechanicaRules(load(old_file)))
+        bots = [GREEDY["mechanica"](), GREEDY["mechanica"]()]
+        return await record_game("mechanica", bots, "earlier-data", game_id="earlier")
+
+
+def recorded(old_file: Path) -> str:
+    """The version a game records: Mechanica's loader appends the file's content hash."""
+    version = load(old_file).data_version
+    assert version.startswith(f"{OLD}+")
+    return version
+
+
+def keep(monkeypatch: pytest.MonkeyPatch, old_file: Path) -> None:
+    """This build ships the old file as earlier data."""
+    spec = SPECS["mechanica"]
+    kept = dataclasses.replace(
+        spec,
+        earlier_data={recorded(old_file): str(old_file)},  # an absolute path: package_dir / it is it
+        data_files=(*spec.data_files, str(old_file)),
+        with_data=lambda path: MechanicaRules(load(path)),
+    )
+    kept.check()
+    monkeypatch.setitem(SPECS, "mechanica", kept)
+    for version, rules in catalog.earlier_rules(kept).items():
+        monkeypatch.setitem(catalog.EARLIER, ("mechanica", version), rules)
+
+
+async def test_a_kept_earlier_data_version_replays_and_verifies(
+    old_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = await played_under_old_data(old_file, monkeypatch)
+    created = codec.event_payload(history.events[0])
+    assert isinstance(created, lc.GameCreated) and created.data_version == recorded(old_file)
+    keep(monkeypatch, old_file)
+
+    match = m.Match(game_id="earlier")
+    for env in history.events[:8]:
+        m.evolve(match, codec.event_payload(env))
+    assert match.rules.data_version == recorded(old_file)
+    assert match.game is not None
+    view = match.rules.view(match.game, 0)
+    assert isinstance(view, MechanicaView)
+    assert [p.wallet for p in view.players] == [OLD_MONEY, OLD_MONEY]
+
+    verdict = h.verify(history)
+    assert verdict.ok, verdict.findings
+    assert verdict.commands == len(history.outcomes)
+
+
+async def test_a_game_whose_data_this_build_lacks_is_refused_not_misjudged(
+    old_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = await played_under_old_data(old_file, monkeypatch)
+    # No earlier_data: the current rules would judge it with 8 starting money. They refuse instead.
+    verdict = h.verify(history)
+    assert not verdict.ok and [f.check for f in verdict.findings] == ["version"]
+    match = m.Match(game_id="earlier")
+    for env in history.events:
+        m.evolve(match, codec.event_payload(env))
+        if m.to_act(match):
+            break
+    assert match.game is not None
+    seat = m.to_act(match)[0]
+    legal = match.rules.legal_actions(match.game, seat)
+    info = match.seats[seat]
+    assert info is not None
+    req = m.Request(seat=seat, token_hash=info.token_hash, payload=legal[0])
+    refused = m.decide(match, req)
+    assert isinstance(refused, Rejected) and refused.rule == "GAME-VERSION"
+
+
+def test_a_spec_must_ship_its_earlier_data(old_file: Path) -> None:
+    spec = SPECS["mechanica"]
+    loader = lambda path: MechanicaRules(load(path))  # noqa: E731
+    with pytest.raises(GameSpecError, match="data_files"):
+        dataclasses.replace(spec, earlier_data={OLD: "data/old.toml"}, with_data=loader).check()
+    with pytest.raises(GameSpecError, match="with_data"):
+        dataclasses.replace(spec, earlier_data={OLD: "data/old.toml"}, data_files=("data/old.toml",)).check()
+
+
+def test_an_earlier_file_must_hold_the_version_it_is_filed_under(old_file: Path) -> None:
+    spec = SPECS["mechanica"]
+    wrong = dataclasses.replace(
+        spec,
+        earlier_data={"mechanica-data-00": str(old_file)},
+        data_files=(*spec.data_files, str(old_file)),
+        with_data=lambda path: MechanicaRules(load(path)),
+    )
+    with pytest.raises(GameSpecError, match=r"holds 'mechanica-data-0\+"):
+        catalog.earlier_rules(wrong)
+
+
+def test_an_earlier_file_that_does_not_load_or_cannot_be_published_is_refused(tmp_path: Path) -> None:
+    spec = SPECS["mechanica"]
+    missing = str(tmp_path / "gone.toml")
+    loader = lambda path: MechanicaRules(load(path))  # noqa: E731
+    gone = dataclasses.replace(spec, earlier_data={OLD: missing}, data_files=(missing,), with_data=loader)
+    with pytest.raises(GameSpecError, match="does not load"):
+        catalog.earlier_rules(gone)
+    # The web page draws an old game from its data: the publisher must take the earlier file.
+    with pytest.raises(GameSpecError, match="catalog_data"):
+        dataclasses.replace(gone, catalog_data=lambda: {}).check()
