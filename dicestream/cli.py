@@ -86,6 +86,18 @@ def _game_id(game_id: str) -> str:
     return game_id
 
 
+def _progress_bar(out: Console, disable: bool) -> Progress:
+    """The bar of the commands that play games (tournament, balance): what, bar, n of N, time."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=out,
+        disable=disable,
+    )
+
+
 def _titles(names: list[str]) -> list[str]:
     from games.catalog import GAMES
 
@@ -356,14 +368,7 @@ async def _tournament(
 
     client = Client(run.client(), Keys(settings.prefix), settings.shards)
     started = time.monotonic()
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=quiet,  # --json: stdout is for the document
-    ) as progress:
+    with _progress_bar(console, disable=quiet) as progress:  # --json: stdout is for the document
         task = progress.add_task(title, total=games)
         result = await tournament(
             client,
@@ -482,14 +487,7 @@ def balance(
         raise InputError(f"--games {games}: play at least one game")
     tables = []
     started = time.monotonic()
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        disable=as_json,  # --json: nothing but the document
-    ) as progress:
+    with _progress_bar(Console(stderr=True), disable=as_json) as progress:  # --json: nothing but the document
         for n in counts:
             task = progress.add_task(f"{game}, {n} players", total=games)
             tables.append(
