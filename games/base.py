@@ -46,7 +46,11 @@ class Rules(Protocol, Generic[S]):
         """The state before the setup events are folded in."""
         ...
 
-    def decide(self, state: S, seat: int, command: msgspec.Struct, rng: Rng) -> list[msgspec.Struct] | Rejected: ...
+    def decide(self, state: S, seat: int, command: msgspec.Struct, rng: Rng) -> list[msgspec.Struct] | Rejected:
+        """The events `command` of `seat` produces, or the rule that refuses it. Called by
+        `games.match.decide` only while the game runs and with one of `command_types`: it answers
+        GAME-NOT-RUNNING and GAME-UNKNOWN-TYPE itself, so a game does not check either again."""
+        ...
 
     def evolve(self, state: S, event: msgspec.Struct) -> S:
         """May update `state` in place and return it: the caller owns the state it folds into."""

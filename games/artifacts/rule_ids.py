@@ -30,9 +30,7 @@ RULES_TEXT: dict[str, str] = {
         "exactly those cards."
     ),
     # Turns.
-    "ART-OVER": "The game is over; no more commands are accepted.",
     "ART-TURN": "Players take turns one at a time in turn order; only the player to act may act.",
-    "ART-COMMAND": "A command must be one of the Artifacts, Inc. commands.",
     "ART-PHASE": (
         "Starting cards are arranged only before the first turn, and dice are placed only after "
         "every player has arranged them."
@@ -122,9 +120,7 @@ RULES_TEXT: dict[str, str] = {
 }
 
 REFUSAL_RULES: tuple[str, ...] = (
-    "ART-OVER",
     "ART-TURN",
-    "ART-COMMAND",
     "ART-PHASE",
     "ART-ARRANGE",
     "ART-DIE",

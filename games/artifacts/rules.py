@@ -85,10 +85,6 @@ class ArtifactsRules:
     def decide(
         self, state: ArtifactsState, seat: int, command: msgspec.Struct, rng: Rng
     ) -> list[msgspec.Struct] | Rejected:
-        if state.over:
-            return reject(self.data, "ART-OVER", "the game has ended")
-        if type(command) not in c.COMMANDS:
-            return reject(self.data, "ART-COMMAND", f"{type(command).__name__} is not an Artifacts, Inc. command")
         if state.current != seat:
             return reject(self.data, "ART-TURN", f"seat {seat} acted but it is seat {state.current}'s turn")
         arranging = state.phase == ARRANGE

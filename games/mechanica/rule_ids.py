@@ -109,7 +109,6 @@ RULES_TEXT: dict[str, str] = {
         "highest total wins; ties go to the larger vault; still tied, the win is shared."
     ),
     # Refusals.
-    "MEC-OVER": "The game is over; no more commands are accepted.",
     "MEC-TURN": "Only the player whose turn it is may act.",
     "MEC-COMMAND": (
         "On your turn you may sell, install or recycle an improvement, complete a blueprint, buy a "
@@ -147,7 +146,6 @@ RULES_TEXT: dict[str, str] = {
 }
 
 REFUSAL_RULES: tuple[str, ...] = (
-    "MEC-OVER",
     "MEC-TURN",
     "MEC-COMMAND",
     "MEC-SELL",

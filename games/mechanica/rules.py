@@ -129,10 +129,6 @@ class MechanicaRules:
     def decide(
         self, state: MechanicaState, seat: int, command: msgspec.Struct, rng: Rng
     ) -> list[msgspec.Struct] | Rejected:
-        if state.over:
-            return reject("MEC-OVER", "the game has ended")
-        if type(command) not in c.COMMANDS:
-            return reject("MEC-COMMAND", f"{type(command).__name__} is not a Mechanica command")
         if state.current != seat:
             return reject("MEC-TURN", f"seat {seat} acted but it is seat {state.current}'s turn")
         typed = _well_typed(command)

@@ -88,8 +88,6 @@ RULES_TEXT: dict[str, str] = {
         "The most prosperity points wins; a tie goes to the most money left; still tied, the win is shared."
     ),
     # Refusals.
-    "PRO-OVER": "The game is over; no more commands are accepted.",
-    "PRO-COMMAND": ("Commands are ChooseBoard, SettleEnergy, SplitResearch, Income, CleanUp, Research and BuyTile."),
     "PRO-WAIT": (
         "Only a seat the game waits for may act: in set-up, each seat that has not chosen its board; "
         "during a count, the seat whose choice is pending; otherwise the active player."
@@ -121,8 +119,6 @@ RULES_TEXT: dict[str, str] = {
 }
 
 REFUSAL_RULES: tuple[str, ...] = (
-    "PRO-OVER",
-    "PRO-COMMAND",
     "PRO-WAIT",
     "PRO-EXPECTED",
     "PRO-BOARD",

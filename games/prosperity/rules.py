@@ -72,10 +72,6 @@ class ProsperityRules:
     def decide(
         self, state: ProsperityState, seat: int, command: msgspec.Struct, rng: Rng
     ) -> list[msgspec.Struct] | Rejected:
-        if state.over:
-            return reject("PRO-OVER", "the game has ended")
-        if type(command) not in c.COMMANDS:
-            return reject("PRO-COMMAND", f"{type(command).__name__} is not a Prosperity command")
         waiting = self.to_act(state)
         if seat not in waiting:
             return reject("PRO-WAIT", f"seat {seat} acted; the game waits for seats {waiting}")

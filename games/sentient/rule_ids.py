@@ -17,12 +17,10 @@ RULES_TEXT: dict[str, str] = {
     ),
     "SEN-DECK": ("When a card must be drawn from an empty deck, the discard pile is shuffled to make a new deck."),
     # Turns.
-    "SEN-OVER": "The game is over after the third round has been scored; no more commands are accepted.",
     "SEN-TURN": (
         "Players act one at a time, from the top of the round's turn-order stack downwards and "
         "repeating; a player with nothing left to do is skipped. Only the player to act may act."
     ),
-    "SEN-COMMAND": "On your turn you either acquire a bot or pass.",
     # Acquire.
     "SEN-ACQUIRE-AGENT": (
         "Acquiring a bot places one of your agents; with no agent left you cannot acquire (you pass "
@@ -75,9 +73,7 @@ RULES_TEXT: dict[str, str] = {
 }
 
 REFUSAL_RULES: tuple[str, ...] = (
-    "SEN-OVER",
     "SEN-TURN",
-    "SEN-COMMAND",
     "SEN-ACQUIRE-AGENT",
     "SEN-ACQUIRE-FACTORY",
     "SEN-CONNECT-SLOT",

@@ -117,14 +117,11 @@ class SentientRules:
     def decide(
         self, state: SentientState, seat: int, command: msgspec.Struct, rng: Rng
     ) -> list[msgspec.Struct] | Rejected:
-        if state.over:
-            return reject("SEN-OVER", "the game has ended")
-        if not isinstance(command, (c.Acquire, c.Pass)):
-            return reject("SEN-COMMAND", f"{type(command).__name__} is not a Sentient command")
         if state.current != seat:
             return reject("SEN-TURN", f"seat {seat} acted but it is seat {state.current}'s turn")
         if isinstance(command, c.Pass):
             return self._decide_pass(state, seat, rng)
+        assert isinstance(command, c.Acquire)  # games.match passes only command_types
         return self._decide_acquire(state, seat, command, rng)
 
     def _check_acquire(self, state: SentientState, seat: int, cmd: c.Acquire) -> Rejected | None:

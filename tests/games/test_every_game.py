@@ -115,6 +115,31 @@ def test_a_refusal_changes_nothing(name: str) -> None:
     assert (game.state, game.version, _views(game)) == before
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_game_loop_refuses_what_no_game_checks(name: str) -> None:
+    """A game's decide is never asked about a finished game or another game's command: the
+    lifecycle answers both, with its own rule ids, for every game."""
+    spec = SPECS[name]
+    game = _mid_game(spec, f"lifecycle-{name}")
+    seat = game.current_player()
+    assert seat is not None
+    joined = game.match.seats[seat]
+    assert joined is not None
+    # A command of another game that takes no fields, so that it is well formed.
+    foreign = next(
+        t for n, other in SPECS.items() if n != name for t in other.rules.command_types if not msgspec.structs.fields(t)
+    )
+    out = m.decide(game.match, m.Request(payload=foreign(), seat=seat, token_hash=joined.token_hash))
+    assert isinstance(out, Rejected) and out.rule == "GAME-UNKNOWN-TYPE"
+    finished = _played(spec, spec.golden_players, f"lifecycle-{name}")
+    assert finished.match.status == m.OVER
+    action = game.legal_actions(seat)[0]
+    last = finished.match.seats[seat]
+    assert last is not None
+    out = m.decide(finished.match, m.Request(payload=action, seat=seat, token_hash=last.token_hash))
+    assert isinstance(out, Rejected) and out.rule == "GAME-NOT-RUNNING"
+
+
 def _public_state(game: OfflineGame) -> object:
     assert game.events is not None
     seen = m.Match(game_id=game.match.game_id)

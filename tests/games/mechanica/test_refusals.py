@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from contracts import mechanica as c
-from contracts.lifecycle import Resign
 from games.mechanica import RULES
 from games.mechanica.rule_ids import REFUSAL_RULES, RULES_TEXT
 from games.mechanica.state import MechanicaState
@@ -35,19 +34,12 @@ def _assert_rule(state: MechanicaState, seat: int, cmd: object, rule: str) -> st
     return r.detail
 
 
-def test_over() -> None:
-    state = table()
-    state.over = True
-    _assert_rule(state, 0, c.EndTurn(), "MEC-OVER")
-
-
 def test_turn() -> None:
     detail = _assert_rule(table(), 1, c.EndTurn(), "MEC-TURN")
     assert "seat 0" in detail
 
 
 def test_command() -> None:
-    _assert_rule(table(), 0, Resign(), "MEC-COMMAND")
     # A command built in code (not decoded from the wire) with a field of the wrong type
     _assert_rule(table(), 0, c.Sell(row="3", model="basic"), "MEC-COMMAND")  # type: ignore[arg-type]
     _assert_rule(table(), 0, c.EndTurn(rows=[1, "2"]), "MEC-COMMAND")  # type: ignore[list-item]
@@ -195,7 +187,7 @@ def test_fork_once() -> None:
 
 def test_every_refusal_rule_has_a_test_here() -> None:
     tested = {
-        "MEC-OVER", "MEC-TURN", "MEC-COMMAND", "MEC-SELL", "MEC-SELL-FIRST", "MEC-SHOP", "MEC-MONEY",
+        "MEC-TURN", "MEC-COMMAND", "MEC-SELL", "MEC-SELL-FIRST", "MEC-SHOP", "MEC-MONEY",
         "MEC-INSTALL-PLACE", "MEC-RECYCLE-ROWS", "MEC-BLUEPRINT", "MEC-BLUEPRINT-ONCE", "MEC-TRUCK",
         "MEC-FORK-SQUARE", "MEC-FORK-ARROW", "MEC-FORK-ONCE",
     }  # fmt: skip

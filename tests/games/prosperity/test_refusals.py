@@ -5,7 +5,6 @@ from __future__ import annotations
 import msgspec
 
 from contracts import prosperity as c
-from contracts.lifecycle import Resign
 from games.base import Rejected
 from games.prosperity import RULES
 from games.prosperity.rule_ids import REFUSAL_RULES, RULES_TEXT
@@ -41,16 +40,6 @@ def _research_pending() -> ProsperityState:
     end_turn_into_count(state)
     assert RULES.to_act(state) == [0]
     return state
-
-
-def test_over() -> None:
-    state = table()
-    state.over = True
-    _assert_rule(refused(state, 0, c.Income()), "PRO-OVER")
-
-
-def test_command() -> None:
-    _assert_rule(refused(table(), 0, Resign()), "PRO-COMMAND")
 
 
 def test_wait_outside_your_turn() -> None:
