@@ -184,10 +184,10 @@ async def turn_latencies(r: AnyRedis, keys: Keys, game_ids: Sequence[str], since
     pipe = r.pipeline(transaction=False)
     for g in game_ids:
         pipe.xrange(keys.log(g))
-    for entries in await pipe.execute():
+    for g, entries in zip(game_ids, await pipe.execute(), strict=True):
         times: list[tuple[str, int]] = []
-        for _, fields in cast(Entries, entries):
-            env = codec.decode_event(fields[b"data"])
+        for entry_id, fields in cast(Entries, entries):
+            env = codec.decode_event(fields[b"data"], g, codec.entry_version(entry_id))
             if env.command_id and (not times or times[-1][0] != env.command_id):
                 times.append((env.command_id, env.recorded_at_ms))
         for (_, before), (command_id, at) in itertools.pairwise(times):

@@ -6,13 +6,13 @@ from typing import Any, Union
 
 import msgspec
 
-from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
+from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope, StoredEvent, event_id
 from contracts.registry import event_type, event_types
 from contracts.upcast import upcast
 
 _encoder = msgspec.json.Encoder()
 _command_envelope = msgspec.json.Decoder(CommandEnvelope)
-_event_envelope = msgspec.json.Decoder(EventEnvelope)
+_stored_event = msgspec.json.Decoder(StoredEvent)
 _payload_decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
 
 
@@ -28,8 +28,54 @@ def decode_command(data: bytes) -> CommandEnvelope:
     return _command_envelope.decode(data)
 
 
-def decode_event(data: bytes) -> EventEnvelope:
-    return _event_envelope.decode(data)
+def stored(env: EventEnvelope) -> StoredEvent:
+    """`env` as a log or public stream entry holds it (see StoredEvent): only for an entry of
+    `env.game_id`'s streams whose id starts with `env.version`."""
+    same = env.command_id is not None
+    return StoredEvent(
+        type=env.type,
+        schema_version=env.schema_version,
+        command_id=env.command_id,
+        correlation_id=msgspec.UNSET if same and env.correlation_id == env.command_id else env.correlation_id,
+        causation_id=msgspec.UNSET if same and env.causation_id == env.command_id else env.causation_id,
+        recorded_at_ms=env.recorded_at_ms,
+        payload=env.payload,
+        event_id=msgspec.UNSET if env.event_id == event_id(env.game_id, env.version) else env.event_id,
+    )
+
+
+def encode_stored(env: EventEnvelope) -> bytes:
+    return _encoder.encode(stored(env))
+
+
+def decode_event(data: bytes, game_id: str | None = None, version: int | None = None) -> EventEnvelope:
+    """A whole envelope from an encoded one, or from a stream entry's `data` (a StoredEvent) with
+    the `game_id` of its stream and the `version` of its entry id, which such an entry does not
+    repeat. Raises msgspec.ValidationError when a stored entry's context is not given."""
+    s = _stored_event.decode(data)
+    gid = s.game_id if s.game_id is not msgspec.UNSET else game_id
+    v = s.version if s.version is not msgspec.UNSET else version
+    if gid is None or v is None:
+        raise msgspec.ValidationError("a stored event needs the game id and version of its stream entry")
+    cid = s.command_id
+    return EventEnvelope(
+        type=s.type,
+        game_id=gid,
+        version=v,
+        event_id=s.event_id if s.event_id is not msgspec.UNSET else event_id(gid, v),
+        schema_version=s.schema_version,
+        command_id=cid,
+        correlation_id=s.correlation_id if s.correlation_id is not msgspec.UNSET else cid,
+        causation_id=s.causation_id if s.causation_id is not msgspec.UNSET else cid,
+        recorded_at_ms=s.recorded_at_ms,
+        payload=s.payload,
+    )
+
+
+def entry_version(entry_id: bytes | str) -> int:
+    """The version a log or public stream entry id (`<version>-<n>`) stands for."""
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return int(text.split("-", 1)[0])
 
 
 _members = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -55,7 +101,7 @@ def _decoder(cls: type[Any]) -> msgspec.json.Decoder[Any]:
     return dec
 
 
-def event_payload(env: EventEnvelope) -> msgspec.Struct:
+def event_payload(env: EventEnvelope | StoredEvent) -> msgspec.Struct:
     cls = event_type(env.type)
     if cls is None:
         raise UnknownType(env.type)
@@ -120,8 +166,8 @@ def decode_event_payload(data: bytes) -> msgspec.Struct:
     try:
         lean = (_lean_event or _lean_decoder()).decode(data)
     except msgspec.ValidationError:
-        return event_payload(decode_event(data))  # the slow path names what is wrong
+        return event_payload(_stored_event.decode(data))  # the slow path names what is wrong
     if lean.schema_version < SCHEMA_VERSION:
-        return event_payload(decode_event(data))
+        return event_payload(_stored_event.decode(data))
     payload: msgspec.Struct = lean.payload
     return payload

@@ -53,6 +53,29 @@ class EventEnvelope(msgspec.Struct, frozen=True, kw_only=True):
     payload: msgspec.Raw
 
 
+class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """An event as an entry of a game's log or public stream holds it: the `EventEnvelope` less
+    what the entry's key and id already say, which was half of every entry's bytes.
+
+    Not written: `game_id` (the `{game id}` hash tag of the stream's key), `version` (the first
+    part of the entry id, `<version>-<n>`), `event_id` when it is `<game id>:<version>`, and
+    `correlation_id` and `causation_id` when they equal `command_id` (absent means "the command
+    id"; an explicit null stays null). Entries written before this form hold every field; a reader
+    takes what an entry holds and fills in the rest (`contracts.codec.decode_event`). Exports, the
+    HTTP API and the WebSocket always carry whole `EventEnvelope`s."""
+
+    type: str
+    schema_version: int
+    command_id: str | None = None
+    correlation_id: str | msgspec.UnsetType | None = msgspec.UNSET
+    causation_id: str | msgspec.UnsetType | None = msgspec.UNSET
+    recorded_at_ms: int = 0
+    payload: msgspec.Raw
+    game_id: str | msgspec.UnsetType = msgspec.UNSET
+    version: int | msgspec.UnsetType = msgspec.UNSET
+    event_id: str | msgspec.UnsetType = msgspec.UNSET
+
+
 def event_id(game_id: str, version: int) -> str:
     """Derived from the version so that re-publishing the same event is recognisably the same."""
     return f"{game_id}:{version}"

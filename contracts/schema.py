@@ -7,7 +7,7 @@ from typing import Any, Union, get_type_hints
 import msgspec
 
 from contracts.bus import BusNotice
-from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope
+from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope, StoredEvent
 from contracts.export import ExportLine
 from contracts.limits import entry_limits
 from contracts.outcome import Reply
@@ -50,6 +50,7 @@ def documents() -> dict[str, dict[str, Any]]:
     docs: dict[str, dict[str, Any]] = {
         "envelope/command.json": _schema(CommandEnvelope, "CommandEnvelope"),
         "envelope/event.json": _schema(EventEnvelope, "EventEnvelope"),
+        "envelope/stored-event.json": _schema(StoredEvent, "StoredEvent"),
         "protocol/reply.json": _schema(Reply, "Reply"),
         "protocol/seat-message.json": _schema(SeatMessage, "SeatMessage"),
         "protocol/host-bot.json": _schema(HostBot, "HostBot"),

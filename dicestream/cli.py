@@ -671,9 +671,9 @@ async def _watch(
         for _, entries in got:
             for entry_id, fields in entries:
                 last = entry_id.decode()
-                env = codec.decode_event(fields[b"data"])
+                env = codec.decode_event(fields[b"data"], game_id, codec.entry_version(entry_id))
                 if as_json:
-                    sys.stdout.write(fields[b"data"].decode() + "\n")
+                    sys.stdout.write(codec.encode(env).decode() + "\n")
                     sys.stdout.flush()
                     continue
                 payload = bytes(env.payload).decode()

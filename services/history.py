@@ -33,7 +33,7 @@ class History(msgspec.Struct, kw_only=True):
 
 
 async def load(store: EventStore, game_id: str) -> History:
-    events = [codec.decode_event(data) for _, data in await store.read(game_id)]
+    events = [codec.decode_event(data, game_id, version) for version, data in await store.read(game_id)]
     outcomes = [upcast_outcome(msgspec.json.decode(o, type=CommandOutcome)) for o in await store.audit(game_id)]
     return History(game_id=game_id, events=events, outcomes=outcomes)
 
@@ -185,7 +185,7 @@ async def import_history(store: EventStore, history: History) -> int:
             public.append(
                 None
                 if shown is None
-                else codec.encode(msgspec.structs.replace(env, payload=msgspec.Raw(codec.encode(shown))))
+                else codec.encode_stored(msgspec.structs.replace(env, payload=msgspec.Raw(codec.encode(shown))))
             )
         rejected = o.status != ACCEPTED
         requests.append(
@@ -194,11 +194,11 @@ async def import_history(store: EventStore, history: History) -> int:
                 expected_version=o.judged_at_version,
                 command_id=o.command_id,
                 outcome=codec.encode(o),
-                events=[codec.encode(e) for e in events],
+                events=[codec.encode_stored(e) for e in events],
                 public=public,
                 # As the referee stores it: a public refusal only for a known sender, remembered
                 # only if authenticated.
-                public_rejection=codec.encode(rejection_envelope(o))
+                public_rejection=codec.encode_stored(rejection_envelope(o))
                 if rejected and (o.authenticated or o.admin)
                 else None,
                 remember=o.authenticated or not rejected,

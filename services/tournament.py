@@ -113,8 +113,8 @@ async def tournament(
             o = msgspec.json.decode(raw, type=CommandOutcome)
             if o.status == REJECTED and o.seat is not None and o.seat < len(seating):
                 standings[seating[o.seat]].refused += 1
-        for _, data in await store.read(game_id):
-            env = codec.decode_event(data)
+        for version, data in await store.read(game_id):
+            env = codec.decode_event(data, game_id, version)
             if env.type == "lifecycle.DefaultActionForced":
                 forced = codec.event_payload(env)
                 assert isinstance(forced, lc.DefaultActionForced)

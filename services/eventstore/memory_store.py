@@ -8,7 +8,7 @@ from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendReq
 class MemoryEventStore:
     def __init__(self) -> None:
         self.logs: dict[str, list[bytes]] = {}
-        self.public: dict[str, list[bytes]] = {}
+        self.public: dict[str, list[tuple[str, bytes]]] = {}  # (entry id, data), as on Redis
         self.outcomes: dict[str, dict[str, bytes]] = {}
         self.audits: dict[str, list[bytes]] = {}
         # What requests' effects and acks would have written (standalone Redis does it in-script).
@@ -37,9 +37,11 @@ class MemoryEventStore:
             return AppendResult(status=CONFLICT, version=len(log))
         log.extend(r.events)
         pub = self.public.setdefault(r.game_id, [])
-        pub.extend(p for p in r.public if p is not None)
+        pub.extend((f"{r.expected_version + i + 1}-0", p) for i, p in enumerate(r.public) if p is not None)
         if r.public_rejection is not None:
-            pub.append(r.public_rejection)
+            # Rejections do not move the version: they take sequence numbers after its event.
+            at, seq = (int(n) for n in pub[-1][0].split("-")) if pub else (0, 0)
+            pub.append((f"{len(log)}-{seq + 1 if at == len(log) else 1}", r.public_rejection))
         if r.remember:
             seen[r.command_id] = r.outcome
         self.audits.setdefault(r.game_id, []).append(r.outcome)
@@ -55,7 +57,7 @@ class MemoryEventStore:
     async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]:
         return {gid: await self.read(gid, v) for gid, v in after.items()}
 
-    async def read_public(self, game_id: str) -> list[bytes]:
+    async def read_public(self, game_id: str) -> list[tuple[str, bytes]]:
         return list(self.public.get(game_id, []))
 
     async def audit(self, game_id: str) -> list[bytes]:

@@ -176,8 +176,10 @@ class RedisEventStore:
                         out[game_id] = [(version, bytes(marker))]
         return out
 
-    async def read_public(self, game_id: str) -> list[bytes]:
-        return await self._data(self.keys.public(game_id))
+    async def read_public(self, game_id: str) -> list[tuple[str, bytes]]:
+        """The public stream: (entry id, data), the entry id being `<version>-<n>`."""
+        raw = cast(list[list[Any]], await self._reader.xrange(self.keys.public(game_id)))
+        return [(entry_id.decode(), bytes(fields[1])) for entry_id, fields in raw]
 
     async def audit(self, game_id: str) -> list[bytes]:
         return await self._data(self.keys.audit(game_id))

@@ -13,6 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
+from contracts import codec
 from contracts import lifecycle as lc
 from games.catalog import GAMES
 from services import history
@@ -59,8 +60,14 @@ def cursor_of(after: str | None, from_version: int | None) -> str | None:
     return None
 
 
-def event_item(entry_id: str, data: bytes) -> EventItem:
-    return EventItem(cursor=entry_id, event=_event.decode(data))
+def event_item(game_id: str, entry_id: str, data: bytes) -> EventItem:
+    """A public stream entry as clients get it: a whole EventEnvelope (the entry leaves out what
+    its key and id say, contracts.envelope.StoredEvent)."""
+    try:
+        whole = codec.encode(codec.decode_event(data, game_id, codec.entry_version(entry_id)))
+    except msgspec.ValidationError:
+        whole = data  # not an event this version knows the shape of (a newer writer's): as it is
+    return EventItem(cursor=entry_id, event=_event.decode(whole))
 
 
 def routes(deps: Deps) -> list[Any]:
@@ -155,7 +162,7 @@ def routes(deps: Deps) -> list[Any]:
             return EventPage(events=items, next=items[-1].cursor if items else after)
         if not page and start == "0-0" and not await deps.redis.exists(deps.keys.log(game_id)):
             raise no_such_game(game_id)
-        items = [event_item(i, d) for i, d in page]
+        items = [event_item(game_id, i, d) for i, d in page]
         return EventPage(events=items, next=items[-1].cursor if items else after)
 
     @get(
@@ -184,7 +191,7 @@ def routes(deps: Deps) -> list[Any]:
         async def messages() -> Any:
             try:
                 async for entry in deps.hub.follow(sub, start):
-                    yield _sse(entry)
+                    yield _sse(game_id, entry)
             except TooSlow:
                 return
 
@@ -256,8 +263,8 @@ def routes(deps: Deps) -> list[Any]:
     return [create_game, list_games, player_ratings, game, events, events_sse, audit, export, rules, one_rule]
 
 
-def _sse(entry: tuple[str, bytes]) -> ServerSentEventMessage:
+def _sse(game_id: str, entry: tuple[str, bytes]) -> ServerSentEventMessage:
     if entry[0] == LIVE[0]:
         return ServerSentEventMessage(data=msgspec.json.encode({"cursor": entry[1].decode()}).decode(), event="live")
-    item = event_item(*entry)
+    item = event_item(game_id, *entry)
     return ServerSentEventMessage(data=msgspec.json.encode(item).decode(), id=item.cursor, event="event")

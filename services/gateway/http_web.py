@@ -90,7 +90,7 @@ async def _history(deps: Deps, game_id: str, outcomes: bool = True) -> history.H
     if outcomes:
         hist = await history.load(deps.store, game_id)
     else:
-        events = [codec.decode_event(data) for _, data in await deps.store.read(game_id)]
+        events = [codec.decode_event(data, game_id, v) for v, data in await deps.store.read(game_id)]
         hist = history.History(game_id=game_id, events=events, outcomes=[])
     if not hist.events:
         raise no_such_game(game_id)

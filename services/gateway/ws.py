@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from typing import Annotated, Any
 
 import msgspec
@@ -112,10 +113,10 @@ async def _drain(socket: WebSocket[Any, Any, Any]) -> None:
         pass
 
 
-def _public(entry: Entry) -> str:
+def _public(game_id: str, entry: Entry) -> str:
     if entry[0] == LIVE[0]:
         return msgspec.json.encode({"type": "live", "cursor": entry[1].decode()}).decode()
-    item = event_item(*entry)
+    item = event_item(game_id, *entry)
     return msgspec.json.encode({"type": "event", "cursor": item.cursor, "event": item.event}).decode()
 
 
@@ -151,7 +152,9 @@ def routes(deps: Deps) -> list[Any]:
         except Exception as exc:
             await _fail(socket, _unexpected(exc, game_id))
             return
-        pump = asyncio.ensure_future(_pump(socket, deps.hub.follow(sub, start), _public, asyncio.Lock()))
+        pump = asyncio.ensure_future(
+            _pump(socket, deps.hub.follow(sub, start), functools.partial(_public, game_id), asyncio.Lock())
+        )
         await _until_closed(socket, pump)
 
     @websocket(f"{SEAT}/ws")

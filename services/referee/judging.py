@@ -18,7 +18,7 @@ import msgspec
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import BusNotice
-from contracts.envelope import CommandEnvelope, EventEnvelope, event_id
+from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, StoredEvent
 from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, digest
 from contracts.registry import type_name
 from contracts.rejection import rejection_envelope
@@ -152,7 +152,7 @@ class Judge:
                 outcome=plan.encoded,
                 # Only a refusal of a known sender (a seat's token, the referee's own services)
                 # reaches the game's public stream; the audit keeps every one.
-                public_rejection=codec.encode(rejection_envelope(outcome)) if authed or admin else None,
+                public_rejection=codec.encode_stored(rejection_envelope(outcome)) if authed or admin else None,
                 # An unauthenticated refusal is not remembered under its id: anyone can send one,
                 # and it must not pre-empt the real sender's command of the same id.
                 remember=authed,
@@ -160,23 +160,14 @@ class Judge:
             )
         private: list[bytes] = []
         public: list[bytes | None] = []
-        version = judged
         for event in verdict:  # already folded into the cache by decide(apply=True)
-            version += 1
-            payload = msgspec.Raw(codec.encode(event))
-            data = codec.encode(self.envelope(agg.game_id, version, event, env, now_ms, payload))
+            data = codec.encode(self.stored(event, env, now_ms))
             private.append(data)
             shown = m.public_event(agg, event)
             if shown is event:
                 public.append(data)
             else:
-                public.append(
-                    None
-                    if shown is None
-                    else codec.encode(
-                        self.envelope(agg.game_id, version, shown, env, now_ms, msgspec.Raw(codec.encode(shown)))
-                    )
-                )
+                public.append(None if shown is None else codec.encode(self.stored(shown, env, now_ms)))
         outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, payload=env.payload, **base)  # type: ignore[arg-type]
         plan = Planned(
             item=item,
@@ -203,24 +194,18 @@ class Judge:
         return {"effects": self.effects(plan), "ack": (item.stream, self.group, item.entry_id)}
 
     @staticmethod
-    def envelope(
-        game_id: str,
-        version: int,
-        event: msgspec.Struct,
-        cmd: CommandEnvelope,
-        now_ms: int,
-        payload: msgspec.Raw | None = None,
-    ) -> EventEnvelope:
-        return EventEnvelope(
+    def stored(event: msgspec.Struct, cmd: CommandEnvelope, now_ms: int) -> StoredEvent:
+        """An event of `cmd` as its log (or public stream) entry holds it: the game id, version
+        and event id are the entry's key and id; the correlation id is the command's own unless
+        it named another, and the causation id is always the command's (contracts/envelope.py)."""
+        corr = cmd.correlation_id
+        return StoredEvent(
             type=type_name(event),
-            game_id=game_id,
-            version=version,
-            event_id=event_id(game_id, version),
+            schema_version=SCHEMA_VERSION,
             command_id=cmd.command_id,
-            correlation_id=cmd.correlation_id or cmd.command_id,
-            causation_id=cmd.command_id,
+            correlation_id=corr if corr and corr != cmd.command_id else msgspec.UNSET,
             recorded_at_ms=now_ms,
-            payload=payload if payload is not None else msgspec.Raw(codec.encode(event)),
+            payload=msgspec.Raw(codec.encode(event)),
         )
 
     # ---- effects -------------------------------------------------------------------------------

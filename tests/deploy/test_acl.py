@@ -705,7 +705,7 @@ async def test_timeouts_resignations_and_a_rebuild_under_the_acl(acl_redis: AclR
         assert (await alice.call(game_id, lc.StartGame(), seat=0, token=tokens[0])).outcome.status == "accepted"
 
         async def forced() -> list[lc.DefaultActionForced]:
-            events = [codec.event_payload(codec.decode_event(e)) for _, e in await store.read(game_id)]
+            events = [codec.decode_event_payload(e) for _, e in await store.read(game_id)]
             found = [e for e in events if isinstance(e, lc.DefaultActionForced) and e.reason == "timeout"]
             return found if len(found) >= 2 else []
 

@@ -93,7 +93,7 @@ async def test_node_bots_in_every_seat_play_a_whole_game(stack: Stack, title: st
     try:
         log = await store.read(game_id)
         agg = fold_into(m.Match(game_id=game_id), log)
-        types = [codec.decode_event(data).type for _, data in log]
+        types = [codec.decode_event(data, game_id, v).type for v, data in log]
         audit = [msgspec.json.decode(o) for o in await store.audit(game_id)]
     finally:
         await store.close()

@@ -10,11 +10,13 @@ import msgspec
 import pytest
 
 from contracts import codec
+from contracts.envelope import EventEnvelope
 from games import match as m
 from services import history
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.gateway.folding import fold_into
+from services.gateway.http_games import event_item
 from services.readmodel import public_state
 from tests.gateway.conftest import Stack
 from tests.gateway.helpers import Api, Seat, gather, play
@@ -57,7 +59,7 @@ async def test_public_state_events_audit_and_export(stack: Stack) -> None:
         assert r.status_code == 404 and r.json()["type"].endswith("no-such-version")
 
         # The event list, paged by cursor, is the public stream.
-        public = [codec.decode_event(d) for d in await store.read_public(game_id)]
+        public = [codec.decode_event(d, game_id, codec.entry_version(i)) for i, d in await store.read_public(game_id)]
         got: list[dict[str, Any]] = []
         after = None
         while True:
@@ -286,7 +288,7 @@ async def test_the_projector_writes_when_a_game_was_created_and_who_sits_where(s
         game_id = await api.create("sentient", 2)
         await api.join(game_id, 0, "ann", kind="human")
         await api.join(game_id, 1, "bob", kind="bot")
-        created = codec.decode_event((await store.read(game_id))[0][1]).recorded_at_ms
+        created = codec.decode_event((await store.read(game_id))[0][1], game_id, 1).recorded_at_ms
         assert created > 0
         rm = stack.run.projector.projector.rm
         shard = shard_of(game_id, stack.settings.shards)
@@ -304,3 +306,21 @@ async def test_the_projector_writes_when_a_game_was_created_and_who_sits_where(s
     finally:
         await store.close()
         await api.close()
+
+
+def test_a_public_entry_is_served_as_the_whole_envelope_and_an_unknown_shape_as_it_is() -> None:
+    env = EventEnvelope(
+        type="lifecycle.GameStarted",
+        game_id="g7",
+        version=3,
+        event_id="g7:3",
+        command_id="c1",
+        correlation_id="c1",
+        causation_id="c1",
+        recorded_at_ms=5,
+        payload=msgspec.Raw(b'{"order":[1,0]}'),
+    )
+    item = event_item("g7", "3-0", codec.encode_stored(env))
+    assert item.cursor == "3-0" and item.event == msgspec.json.decode(codec.encode(env))
+    # An entry a newer writer shaped differently still reaches the client, as it is.
+    assert event_item("g7", "4-0", b'{"type":"x.New","v":2}').event == {"type": "x.New", "v": 2}

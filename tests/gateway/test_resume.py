@@ -12,12 +12,18 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from contracts import codec
 from services.gateway.streams import entry_key
 from services.redis_conn import connect
 from tests.gateway.conftest import Bare, Stack
 from tests.gateway.helpers import Api, gather, play
 
 pytestmark = pytest.mark.redis
+
+
+def whole(game_id: str, entry_id: bytes, data: bytes) -> Any:
+    """A public stream entry as the gateway serves it: the whole envelope."""
+    return json.loads(codec.encode(codec.decode_event(data, game_id, codec.entry_version(entry_id))))
 
 
 async def websocket_spectator(api: Api, game_id: str, rng: random.Random) -> tuple[list[tuple[str, Any]], int]:
@@ -99,7 +105,7 @@ async def test_dropping_subscribers_resume_from_their_cursor_exactly_once(stack:
         client = stack.run.client()
         entries = await client.xrange(stack.gateway.deps.keys.public(game_id))
         await client.aclose()
-        expected = [(i.decode(), json.loads(f[b"data"])) for i, f in entries]
+        expected = [(i.decode(), whole(game_id, i, f[b"data"])) for i, f in entries]
         assert expected[-1][1]["type"] == "lifecycle.SeedRevealed"
         for task in watchers:
             got, connections = task.result()
@@ -150,7 +156,7 @@ async def test_resume_while_the_stream_grows_with_the_gateway_alone(bare: Bare) 
     async def write() -> None:
         for v in range(1, 201):
             kind = "lifecycle.SeedRevealed" if v == 200 else "sentient.Something"
-            event = {"type": kind, "game_id": game_id, "version": v, "event_id": f"{game_id}:{v}", "payload": {}}
+            event = {"type": kind, "schema_version": 3, "command_id": f"c{v}", "payload": {}}
             await r.xadd(keys.public(game_id), {"data": json.dumps(event)}, id=f"{v}-0")
             if v % 3 == 0:  # a refusal between two versions
                 await r.xadd(keys.public(game_id), {"data": json.dumps({**event, "type": "x.Rejected"})}, id=f"{v}-1")
@@ -161,7 +167,7 @@ async def test_resume_while_the_stream_grows_with_the_gateway_alone(bare: Bare) 
         writer = asyncio.ensure_future(write())
         watchers = [asyncio.ensure_future(websocket_spectator(api, game_id, random.Random(k))) for k in range(3)]
         await gather(writer, *watchers, timeout=60)
-        expected = [(i.decode(), json.loads(f[b"data"])) for i, f in await r.xrange(keys.public(game_id))]
+        expected = [(i.decode(), whole(game_id, i, f[b"data"])) for i, f in await r.xrange(keys.public(game_id))]
         for task in watchers:
             got, connections = task.result()
             assert connections > 5 and got == expected

@@ -94,7 +94,7 @@ async def test_no_response_holds_a_secret(stack: Stack) -> None:
         played_a, played_b, _ = await gather(*playing, watching, timeout=120)
 
         store = RedisEventStore(stack.run.client(), Keys(stack.settings.prefix))
-        private = [codec.decode_event(d) for _, d in await store.read(game_id)]
+        private = [codec.decode_event(d, game_id, v) for v, d in await store.read(game_id)]
         await store.close()
         events = [codec.event_payload(e) for e in private]
         seed = next(e.seed for e in events if isinstance(e, lc.GameCreated))

@@ -142,7 +142,7 @@ async def test_a_bot_that_answers_late_gets_the_default_action_forced(
         await two_seats(cli, "late", timeout=0.3)  # nobody answers: every decision times out
 
         async def forced() -> list[lc.DefaultActionForced]:
-            events = [codec.event_payload(codec.decode_event(e)) for _, e in await store.read("late")]
+            events = [codec.decode_event_payload(e) for _, e in await store.read("late")]
             found = [e for e in events if isinstance(e, lc.DefaultActionForced)]
             return found if len(found) >= 3 else []
 

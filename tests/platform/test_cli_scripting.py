@@ -272,7 +272,7 @@ def test_a_closed_pipe_and_ctrl_c_end_quietly(env: dict[str, str], redis_url: st
     client = sync_client(redis_url)
     try:
         pipe = client.pipeline()
-        event = {"type": "lifecycle.GameCreated", "game_id": "piped", "version": 1, "event_id": "e", "payload": {}}
+        event = {"type": "lifecycle.GameCreated", "schema_version": 3, "game_id": "piped", "version": 1, "payload": {}}
         for _ in range(3000):
             pipe.xadd(f"{prefix}:game:{{piped}}:public", {"data": json.dumps(event)})
         pipe.execute()

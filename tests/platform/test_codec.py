@@ -39,3 +39,28 @@ def test_an_unknown_type_or_a_payload_off_its_schema_fails_as_the_two_step_decod
     bad = msgspec.structs.replace(env, payload=msgspec.Raw(b'{"game_type": 7}'))
     with pytest.raises(msgspec.ValidationError, match="game_type"):
         codec.decode_event_payload(codec.encode(bad))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN_DIR.glob("*.jsonl")))
+def test_a_stored_event_reads_back_as_the_whole_envelope_it_was(name: str) -> None:
+    for env in _events(name):
+        data = codec.encode_stored(env)
+        assert b'"game_id"' not in data and b'"version"' not in data
+        assert codec.decode_event(data, env.game_id, env.version) == env
+        assert codec.decode_event_payload(data) == codec.event_payload(env)
+        # An entry written before the stored form (every field) reads the same, context or not.
+        assert codec.decode_event(codec.encode(env), "another", 999) == env == codec.decode_event(codec.encode(env))
+
+
+def test_a_stored_event_keeps_what_its_entry_cannot_say() -> None:
+    env = _events("sentient-3p.jsonl")[1]
+    unusual = msgspec.structs.replace(env, event_id="elsewhere:1", correlation_id=None, causation_id="other")
+    data = codec.encode_stored(unusual)
+    assert b'"correlation_id":null' in data and b'"causation_id":"other"' in data and b"elsewhere:1" in data
+    assert codec.decode_event(data, env.game_id, env.version) == unusual
+    usual = codec.encode_stored(env)
+    assert b"correlation_id" not in usual and b"causation_id" not in usual and b"event_id" not in usual
+    assert len(usual) < len(codec.encode(env)) * 0.7
+    with pytest.raises(msgspec.ValidationError, match="game id and version"):
+        codec.decode_event(usual)
+    assert codec.entry_version(b"12-3") == 12 == codec.entry_version("12-0")

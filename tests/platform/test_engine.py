@@ -87,7 +87,7 @@ async def test_a_full_game_between_bots_ends_with_scores_and_the_seed_revealed(r
     replayed = await log_of(referee)
     assert replayed.version == live.version
     assert msgspec.to_builtins(rules.view(replayed.game, None)) == msgspec.to_builtins(rules.view(live.game, None))
-    types = [codec.decode_event(e).type for _, e in await referee.store.read("g")]
+    types = [codec.decode_event(e, "g", v).type for v, e in await referee.store.read("g")]
     assert types[-2:] == ["lifecycle.GameEnded", "lifecycle.SeedRevealed"]
 
 
@@ -187,7 +187,7 @@ async def test_the_public_projection_hides_the_seed_tokens_and_deck_order(refere
     store = referee.store
     assert isinstance(store, MemoryEventStore)
     agg = referee.cache["g"]
-    public = b"".join(store.public["g"])
+    public = b"".join(d for _, d in store.public["g"])
     assert agg.seed is not None and agg.seed.encode() not in public
     for info in agg.seats:
         assert info is not None and info.token_hash is not None and info.token_hash.encode() not in public
@@ -327,10 +327,10 @@ async def test_an_imported_history_rebuilds_the_same_public_stream_refusals_incl
     original = await h.load(store, "g")
     target = MemoryEventStore()
     await h.import_history(target, h.rebase(original, "copy"))
-    copied = [p.replace(b'"copy', b'"g') for p in await target.read_public("copy")]
+    copied = [(i, p.replace(b'"copy', b'"g')) for i, p in await target.read_public("copy")]
     assert copied == await store.read_public("g")
     # Only the authenticated refusal is public (anyone can provoke the other).
-    assert sum(b"CommandRejected" in p for p in copied) == 1
+    assert sum(b"CommandRejected" in p for _, p in copied) == 1
     assert set(target.outcomes["copy"]) == set(store.outcomes["g"])  # the unauthenticated one is not
 
 

@@ -79,7 +79,7 @@ async def test_the_public_stream_gets_each_events_projection_in_version_order(st
     )
     assert [r.status for r in await store.append_many([request])] == [OK]
     assert [d for _, d in await store.read("g")] == private
-    assert await store.read_public("g") == [b'{"e":1}', b'{"e":2}']
+    assert await store.read_public("g") == [("1-0", b'{"e":1}'), ("2-0", b'{"e":2}')]
 
 
 async def test_rejections_record_an_outcome_without_moving_the_version(store: EventStore) -> None:
@@ -90,7 +90,7 @@ async def test_rejections_record_an_outcome_without_moving_the_version(store: Ev
     assert [r.status for r in await store.append_many([rejection, req("b", 1)])] == [OK, OK]
     assert [v for v, _ in await store.read("g")] == [1, 2]
     assert await store.audit("g") == [b"a", b"no", b"b"]
-    assert b'{"rejected":1}' in await store.read_public("g")
+    assert ("1-1", b'{"rejected":1}') in await store.read_public("g")
 
 
 async def test_effects_and_ack_land_only_with_an_applied_command(store: EventStore, standalone_url: str) -> None:

@@ -32,8 +32,8 @@ def fault_settings(settings: Settings) -> Settings:
 async def forced_by_timeout(store: RedisEventStore, games: list[str]) -> int:
     n = 0
     for gid in games:
-        for _, data in await store.read(gid):
-            env = codec.decode_event(data)
+        for version, data in await store.read(gid):
+            env = codec.decode_event(data, gid, version)
             if env.type == "lifecycle.DefaultActionForced":
                 forced = codec.event_payload(env)
                 assert isinstance(forced, lc.DefaultActionForced)

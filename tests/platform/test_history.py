@@ -112,7 +112,10 @@ async def test_export_import_verify_round_trip(prefix: str, redis_url: str) -> N
         back = await h.load(store, "imported-1")
         assert h.verify(back).ok
         assert render(back).replace(b"imported-1", b"sentient-3p") == render(golden())
-        public = [codec.decode_event(p) for p in await store.read_public("imported-1")]
+        public = [
+            codec.decode_event(p, "imported-1", codec.entry_version(i))
+            for i, p in await store.read_public("imported-1")
+        ]
         assert all(b'"seed":"golden' not in bytes(p.payload) or p.type == "lifecycle.SeedRevealed" for p in public)
         with pytest.raises(ValueError, match="refused"):
             await h.import_history(store, moved)  # importing twice appends nothing

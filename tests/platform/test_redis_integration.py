@@ -66,7 +66,7 @@ async def test_full_bot_games_over_the_bus(settings: Settings, redis_url: str, c
 
             await wait_for(projected)
             # The public stream ends with the revealed seed, and equals the log minus secrets.
-            public = [codec.decode_event(d) for d in await store.read_public(gid)]
+            public = [codec.decode_event(d, gid, codec.entry_version(i)) for i, d in await store.read_public(gid)]
             events = [e for e in public if e.type != "lifecycle.CommandRejected"]
             assert [e.version for e in events] == list(range(1, agg.version + 1))
             assert events[-1].type == "lifecycle.SeedRevealed"

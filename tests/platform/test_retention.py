@@ -86,7 +86,10 @@ async def test_a_whole_bot_game_leaves_no_intake_or_bus_entries_and_one_message_
             assert 0 < await client.ttl(stream) <= 600
         # The history is whole: every event of the log on the public stream, the audit complete.
         log = await client.xlen(keys.log(gid))
-        public = [codec.decode_event(d) for _, f in await client.xrange(keys.public(gid)) for d in [f[b"data"]]]
+        public = [
+            codec.decode_event(f[b"data"], gid, codec.entry_version(i))
+            for i, f in await client.xrange(keys.public(gid))
+        ]
         assert [e.version for e in public if e.type != "lifecycle.CommandRejected"] == list(range(1, log + 1))
         assert await client.xlen(keys.dead_letter) == 5  # the newest dead_kept of the 12
         await cli.close()

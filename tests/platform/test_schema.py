@@ -97,8 +97,8 @@ class Checked:
         ):
             self.commands.add(doc["type"])
 
-    def event(self, kind: str, doc: dict[str, Any]) -> None:
-        if self.check(kind, "envelope/event.json", doc) and self.check(
+    def event(self, kind: str, doc: dict[str, Any], schema: str = "envelope/event.json") -> None:
+        if self.check(kind, schema, doc) and self.check(
             f"{kind} payload", f"events/{doc['type']}.json", doc["payload"]
         ):
             self.events.add(doc["type"])
@@ -187,10 +187,14 @@ async def play(s: Scenario, out: Checked) -> None:
     assert agg.status == m.OVER, f"{gid} did not end"
     assert forced == (s.force_at is not None) and resigned == (s.resign_at is not None)
     seat_messages(agg)  # GameOver
-    for data in store.logs[gid]:
-        out.event("private event", json.loads(data))
-    for data in store.public[gid]:
-        out.event("public event", json.loads(data))
+    # Stream entries are stored events; what a reader makes of them is a whole envelope.
+    for version, data in enumerate(store.logs[gid], 1):
+        out.event("private event", json.loads(data), "envelope/stored-event.json")
+        out.event("private event, read", json.loads(codec.encode(codec.decode_event(data, gid, version))))
+    for entry_id, data in store.public[gid]:
+        out.event("public event", json.loads(data), "envelope/stored-event.json")
+        whole = codec.decode_event(data, gid, codec.entry_version(entry_id))
+        out.event("public event, read", json.loads(codec.encode(whole)))
     for fields in sink.streams[KEYS.bus(0)]:
         out.check("bus notice", "protocol/bus-notice.json", json.loads(fields["data"]))
     for fields in sink.streams[REPLIES]:

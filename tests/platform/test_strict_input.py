@@ -63,7 +63,7 @@ class Judged:
         return [msgspec.json.decode(o, type=CommandOutcome) for o in await self.store.audit(game_id)]
 
     async def public(self, game_id: str = "g") -> list[dict[str, Any]]:
-        return [json.loads(p) for p in await self.store.read_public(game_id)]
+        return [json.loads(p) for _, p in await self.store.read_public(game_id)]
 
 
 @pytest.fixture
@@ -364,7 +364,7 @@ async def test_a_game_exported_before_strict_input_imports_with_bounded_unauthen
     _, hist = h.parse_export(OLD.read_bytes().splitlines())
     store = MemoryEventStore()
     await h.import_history(store, h.rebase(hist, "imported"))
-    public = [json.loads(p) for p in await store.read_public("imported")]
+    public = [json.loads(p) for _, p in await store.read_public("imported")]
     rejections = [p["payload"] for p in public if p["type"] == "lifecycle.CommandRejected"]
     assert [r["rule"] for r in rejections] == ["SEN-TURN"]  # the authenticated one only
     assert all(len(o) < 2_000 for o in await store.audit("imported"))

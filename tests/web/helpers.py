@@ -43,8 +43,8 @@ class Secrets:
 
 def secrets(log: list[tuple[int, bytes]]) -> Secrets:
     seed, hashes, orders = "", [], []
-    for _, data in log:
-        env = codec.decode_event(data)
+    for version, data in log:
+        env = codec.decode_event(data, "", version)  # the game id is not needed here
         payload = json.loads(bytes(env.payload))
         if env.type == "lifecycle.GameCreated":
             seed = payload["seed"]

@@ -88,7 +88,7 @@ async def test_a_finished_game_from_the_lobby_to_its_audit(stack: Stack, browser
         last = len(log)
         hidden = secrets(log).once_over((await state_at(api, game_id, len(log)))["view"])
         agg = history.fold(await history.load(store, game_id))
-        started = next(v for v, d in log if codec.decode_event(d).type == "lifecycle.GameStarted")
+        started = next(v for v, d in log if codec.decode_event(d, game_id, v).type == "lifecycle.GameStarted")
         mid = (started + last) // 2
 
         page, seen = await browser.page()
