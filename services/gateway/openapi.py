@@ -5,11 +5,12 @@ WebSocket messages (OpenAPI has no WebSockets: they are under `x-websockets`).""
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
 from contracts.protocol import GameOver, TurnRequest
+from contracts.registry import view_types
 from services.gateway import bodies
 from services.gateway.problems import ProblemDetail
 from services.gateway.responses import CommandResult, EventItem
@@ -53,6 +54,21 @@ WEBSOCKETS = {
 }
 
 
+# Responses that carry a game's view: served as the JSON the read models hold (a dict to Litestar),
+# documented as what it is, one of the games' typed views (schema/views/), told apart by `game`.
+VIEWED = ("PublicState", "SeatView", "VersionedState")
+
+
+def _views() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The schema of `view` (a game's view, or null) and the components it refers to."""
+    views = tuple(view_types().values())
+    (union,), components = msgspec.json.schema_components(
+        [Union[views] if len(views) > 1 else views[0]],  # noqa: UP007
+        ref_template="#/components/schemas/{name}",
+    )
+    return {"anyOf": [union, {"type": "null"}]}, components
+
+
 def _strict_names() -> set[str]:
     """Schemas of structs that refuse unknown fields (msgspec's schemas do not say so)."""
     strict: list[type[msgspec.Struct]] = [*bodies.strict_types(), AuthMessage, CommandMessage]
@@ -79,6 +95,13 @@ def patch(doc: dict[str, Any]) -> dict[str, Any]:
     schemas = out.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in components.items():
         schemas.setdefault(name, schema)
+    view, view_components = _views()
+    for name, schema in view_components.items():
+        schemas.setdefault(name, schema)
+    for name in VIEWED:
+        properties = schemas.get(name, {}).get("properties", {})
+        if "view" in properties:
+            properties["view"] = {**view, "description": "The game's view (schema/views/<game>.json), or null."}
     for path, (name, _) in BODIES.items():
         operation = out.get("paths", {}).get(path, {}).get("post")
         if operation is not None:

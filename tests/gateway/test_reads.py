@@ -237,6 +237,13 @@ async def test_the_openapi_document(stack: Stack) -> None:
         assert "409" in doc["paths"][f"{seat}/commands"]["post"]["responses"]
         assert set(doc["x-websockets"]) == {"/v1/games/{game_id}/events/ws", f"{seat}/ws"}
         assert {"TurnRequest", "GameOver", "ProblemDetail", "CommandMessage"} <= set(doc["components"]["schemas"])
+        # A game's view is documented as the union of the games' typed views, not as any object.
+        schemas = doc["components"]["schemas"]
+        for name in ("PublicState", "SeatView", "VersionedState"):
+            view, null = schemas[name]["properties"]["view"]["anyOf"]
+            assert null == {"type": "null"} and view["discriminator"]["propertyName"] == "game", name
+            assert set(view["discriminator"]["mapping"]) == {"artifacts", "mechanica", "prosperity", "sentient"}
+        assert "market_level_2" in schemas["ArtifactsView"]["properties"] and "Face" in schemas
     finally:
         await api.close()
 
