@@ -29,6 +29,7 @@ from typing import Protocol
 import structlog
 
 from services import metrics
+from services.config import Settings
 from services.eventstore.keys import Keys
 from services.redis_conn import AnyRedis
 from services.supervise import Loop
@@ -176,3 +177,11 @@ class Leases:
             log.warning("lease_release_failed", role=self.role, holder=self.holder, error=str(exc))
         self.held = set()
         metrics.LEASES.labels(self.role).set(0)
+
+
+def leases_for(client: AnyRedis, keys: Keys, role: str, settings: Settings) -> Leases:
+    """The leases of `role` as a service's settings size them (consumer name, shards, TTL, and the
+    static shards an operator may pin instead)."""
+    return Leases(
+        client, keys, role, settings.consumer, settings.shards, settings.lease_ttl_ms, static=settings.own_shards
+    )

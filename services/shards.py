@@ -40,6 +40,7 @@ from redis.exceptions import ResponseError
 
 from services import metrics
 from services.broker import ensure_group
+from services.config import Settings
 from services.redis_conn import AnyRedis, Entries, StreamReads, is_cluster, transient
 from services.supervise import Loop
 
@@ -325,3 +326,26 @@ class ShardReader:
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def reader_for(
+    client: AnyRedis,
+    role: str,
+    settings: Settings,
+    streams: Callable[[int], list[str]],
+    handle: Handler,
+    **options: Any,
+) -> ShardReader:
+    """A ShardReader whose group and role are `role`, with the service's consumer name, reclaim
+    and delivery limits; `options` as ShardReader's (batch, dead_letter, group_start)."""
+    return ShardReader(
+        client,
+        role=role,
+        streams=streams,
+        group=role,
+        consumer=settings.consumer,
+        handle=handle,
+        reclaim_idle_ms=settings.reclaim_idle_ms,
+        max_deliveries=settings.max_deliveries,
+        **options,
+    )

@@ -48,10 +48,10 @@ from services.broker import RawEntries, ensure_group, make_broker, raw_decoder, 
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
-from services.leases import Leases
+from services.leases import leases_for
 from services.redis_conn import AnyRedis, connect, is_cluster, transient
 from services.service import Service, settle_gc
-from services.shards import Batch, ShardReader
+from services.shards import Batch, reader_for
 from services.supervise import Loop, patiently
 
 log = structlog.get_logger("botrunner")
@@ -478,25 +478,14 @@ class BotRunnerService(Service):
         self.keys = Keys(settings.prefix)
         self.runner = BotRunner(self.client, self.keys, settings.shards, name=settings.consumer)
         self.runner.budget = SearchBudget(iterations=settings.ismcts_iterations, seconds=settings.ismcts_ms / 1000)
-        self.leases = Leases(
+        self.leases = leases_for(self.client, self.keys, GROUP, settings)
+        self.notices = reader_for(
             self.client,
-            self.keys,
             GROUP,
-            settings.consumer,
-            settings.shards,
-            settings.lease_ttl_ms,
-            static=settings.own_shards,
-        )
-        self.notices = ShardReader(
-            self.client,
-            role=GROUP,
-            streams=lambda shard: [self.keys.turn_notices(shard)],
-            group=GROUP,
-            consumer=settings.consumer,
-            handle=self.runner.on_notices,
+            settings,
+            lambda s: [self.keys.turn_notices(s)],
+            self.runner.on_notices,
             batch=500,
-            reclaim_idle_ms=settings.reclaim_idle_ms,
-            max_deliveries=settings.max_deliveries,
             group_start="0",
         )
         self.leases.listen(self.notices)

@@ -26,11 +26,11 @@ from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
-from services.leases import Leases
+from services.leases import leases_for
 from services.readmodel import ReadModelKeys, public_state, summary
 from services.redis_conn import AnyRedis, Entries, connect, stream_id
 from services.service import Service, settle_gc
-from services.shards import Batch, ShardReader
+from services.shards import Batch, reader_for
 from services.supervise import Loop
 
 log = structlog.get_logger("projector")
@@ -169,27 +169,9 @@ class ProjectorService(Service):
         self.keys = Keys(settings.prefix)
         self.projector = Projector(self.client, self.keys, settings.shards, settings.cache_games)
         self.shard_of_stream = {self.keys.bus(s): s for s in range(settings.shards)}
-        self.leases = Leases(
-            self.client,
-            self.keys,
-            GROUP,
-            settings.consumer,
-            settings.shards,
-            settings.lease_ttl_ms,
-            static=settings.own_shards,
-        )
+        self.leases = leases_for(self.client, self.keys, GROUP, settings)
         # A new projector group starts at the bus's beginning, so it sees games created before it.
-        self.reader = ShardReader(
-            self.client,
-            role=GROUP,
-            streams=lambda shard: [self.keys.bus(shard)],
-            group=GROUP,
-            consumer=settings.consumer,
-            handle=self._project,
-            batch=500,
-            reclaim_idle_ms=settings.reclaim_idle_ms,
-            max_deliveries=settings.max_deliveries,
-        )
+        self.reader = reader_for(self.client, GROUP, settings, lambda s: [self.keys.bus(s)], self._project, batch=500)
         self.leases.listen(self.reader)
 
     async def _project(self, batch: Batch) -> None:

@@ -25,13 +25,13 @@ from services import metrics
 from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
-from services.leases import Leases
+from services.leases import leases_for
 from services.redis_conn import AnyRedis, connect, is_cluster, transient
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
 from services.retention import trim
 from services.service import Service, settle_gc
-from services.shards import ShardReader
+from services.shards import ShardReader, reader_for
 from services.supervise import Loop, patiently
 
 log = structlog.get_logger("referee")
@@ -68,15 +68,7 @@ class RefereeService(Service):
         self.reader: ShardReader | None = None
         self.clients: tuple[str, ...] = ()
         self.former_clients: set[str] = set()
-        self.leases = Leases(
-            self.client,
-            self.keys,
-            GROUP,
-            settings.consumer,
-            settings.shards,
-            settings.lease_ttl_ms,
-            static=settings.own_shards,
-        )
+        self.leases = leases_for(self.client, self.keys, GROUP, settings)
 
     async def start(self) -> None:
         s = self.settings
@@ -94,16 +86,13 @@ class RefereeService(Service):
             # returns: its effects go in the pipeline after it, as on a cluster.
             inline_effects=not is_cluster(self.client) and not s.append_wait_replicas,
         )
-        self.reader = ShardReader(
+        self.reader = reader_for(
             self.client,
-            role=GROUP,
-            streams=self._streams,
-            group=GROUP,
-            consumer=s.consumer,
-            handle=self.engine.handle_many,
+            GROUP,
+            s,
+            self._streams,
+            self.engine.handle_many,
             batch=s.batch,
-            reclaim_idle_ms=s.reclaim_idle_ms,
-            max_deliveries=s.max_deliveries,
             dead_letter=self.engine.dead_letter,
         )
         await patiently(self._load_clients, "registered clients")

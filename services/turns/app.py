@@ -33,10 +33,10 @@ from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
-from services.leases import Leases
+from services.leases import leases_for
 from services.redis_conn import Entries, connect
 from services.service import Service, settle_gc
-from services.shards import Batch, ShardReader
+from services.shards import Batch, reader_for
 from services.supervise import Loop
 
 log = structlog.get_logger("turns")
@@ -90,29 +90,11 @@ class TurnService(Service):
         self.follower = LogFollower(self.store, settings.cache_games)
         self._posted: dict[str, float] = {}  # when requests were last posted, per cached game
         self.repair_s = REPAIR_S
-        self.leases = Leases(
-            self.client,
-            self.keys,
-            GROUP,
-            settings.consumer,
-            settings.shards,
-            settings.lease_ttl_ms,
-            static=settings.own_shards,
-        )
+        self.leases = leases_for(self.client, self.keys, GROUP, settings)
         # A new group reads the bus from its start: a notice written before the first turn service ran
         # (its group did not exist yet) is still turned into requests; later ones only re-send what
         # bots answer at most once (they answer a version once).
-        self.reader = ShardReader(
-            self.client,
-            role=GROUP,
-            streams=lambda shard: [self.keys.bus(shard)],
-            group=GROUP,
-            consumer=settings.consumer,
-            handle=self._on_bus,
-            batch=500,
-            reclaim_idle_ms=settings.reclaim_idle_ms,
-            max_deliveries=settings.max_deliveries,
-        )
+        self.reader = reader_for(self.client, GROUP, settings, lambda s: [self.keys.bus(s)], self._on_bus, batch=500)
         self.leases.listen(self.reader)
 
     async def _on_bus(self, batch: Batch) -> None:
