@@ -125,6 +125,10 @@ class GameArchived(msgspec.Struct, frozen=True, kw_only=True):
     seed_commitment: str
     seed: str
     created_at_ms: int = 0
+    # What the game was created under (GameCreated's): the web page draws an archived game with
+    # the data it was played with. "" in markers written before these fields.
+    rules_version: str = ""
+    data_version: str = ""
 
 
 COMMANDS: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat, StartGame, Resign, ForceDefault)

@@ -343,7 +343,8 @@ def _archived(match: Match, event: lc.GameArchived) -> None:
     match.result = Result(scores=event.scores, winners=event.winners)
     match.seed, match.seed_commitment = event.seed, event.seed_commitment
     match.created_at_ms = event.created_at_ms
-    match.rules_impl = rules_for(event.game_type)
+    match.rules_version, match.data_version = event.rules_version, event.data_version
+    match.rules_impl = rules_for(event.game_type, event.data_version or None)
     match.game = None
 
 

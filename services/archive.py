@@ -174,6 +174,8 @@ def marker_for(
         seed_commitment=agg.seed_commitment,
         seed=agg.seed,
         created_at_ms=agg.created_at_ms,
+        rules_version=agg.rules_version,
+        data_version=agg.data_version,
     )
     version = agg.version + 1
     return marker, EventEnvelope(

@@ -19,7 +19,9 @@ from games.mechanica.components import DATA_FILE, load
 from games.mechanica.rules import MechanicaRules
 from games.spec import GameSpecError
 from services import history as h
+from services.archive import marker_for
 from services.history import History
+from services.readmodel import summary
 from services.selfplay import record_game
 
 OLD = "mechanica-data-0"
@@ -89,6 +91,13 @@ async def test_a_kept_earlier_data_version_replays_and_verifies(
     verdict = h.verify(history)
     assert verdict.ok, verdict.findings
     assert verdict.commands == len(history.outcomes)
+
+    # Archived, the game's marker still names its data: read back, it is bound to the old rules
+    # (the web page draws it with them) and its summary says which data it was played with.
+    marker, _ = marker_for(history, h.fold(history), "f.jsonl.gz", "0" * 64, 0)
+    archived = m.evolve(m.Match(game_id="earlier", version=len(history.events)), marker)
+    assert archived.status == m.ARCHIVED and archived.rules.data_version == recorded(old_file)
+    assert summary(archived).data_version == recorded(old_file)
 
 
 async def test_a_game_whose_data_this_build_lacks_is_refused_not_misjudged(

@@ -92,6 +92,8 @@ async def test_an_archived_game_leaves_a_marker_reads_back_whole_and_takes_no_co
         summary = json.loads(await client.hget(rm.games(shard), gid))
         assert summary["status"] == "archived" and summary["version"] == len(before.events) + 1
         assert summary["scores"] == history.fold(before).result.scores  # type: ignore[union-attr]
+        # The summary still says which data the game was played with (the page draws it with that).
+        assert summary["data_version"] == history.fold(before).data_version == "sentient-data-1"
 
         # Its history reads back from the file, byte for byte.
         reads = ArchiveReads(client, keys, ArchiveFolder(folder.folder))
