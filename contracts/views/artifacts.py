@@ -3,61 +3,9 @@ the market cards only for the active seat once it has a die on a buy action (ART
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any
 
 import msgspec
-
-# A card face as data/artifacts.toml prints it (the rules and the view read the same structs).
-Effect = Literal[
-    "artifact",
-    "artifact_adjacent",
-    "dollars",
-    "dollars_adjacent",
-    "dollars_finds",
-    "buy",
-    "museum",
-    "collectors",
-]
-AbilityEffect = Literal["rep_adjacent", "rep_finds"]
-
-
-class Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """One action slot: the die it takes and what it does.
-
-    artifact          `amount` cubes of `kind`
-    artifact_adjacent `amount` + `per` per orthogonally adjacent own card of `category` ("any")
-    dollars           `amount` dollars
-    dollars_adjacent  `amount` + `per` per adjacent own card of `category` ("any")
-    dollars_finds     `amount` + `per` per own underwater card with `find` ("any")
-    buy               buy a new asset card or upgrade an owned one
-    museum            sell to this museum (public museum cards only)
-    collectors        Private Collectors: `amount` per artifact, `per` per kind beyond the first
-    """
-
-    die: str
-    effect: Effect
-    kind: str = ""
-    amount: int = 0
-    per: int = 0
-    category: str = ""
-    find: str = ""
-
-
-class Ability(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Printed reputation that depends on the table: `per` per adjacent card / per find."""
-
-    effect: AbilityEffect
-    per: int
-    category: str = ""
-    find: str = ""
-
-
-class Face(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    name: str
-    reputation: int = 0
-    adventurers: int = 0
-    actions: list[Action] = msgspec.field(default_factory=list)
-    abilities: list[Ability] = msgspec.field(default_factory=list)
 
 
 class MuseumView(msgspec.Struct, frozen=True, kw_only=True):
@@ -114,9 +62,9 @@ class ArtifactsView(msgspec.Struct, frozen=True, kw_only=True, tag_field="game",
     # Per deck A..E: the face-up card ids per market slot (null: empty slot).
     market: dict[str, list[str | None]]
     deck_sizes: dict[str, int]
-    # Per deck, per market slot: the card's Level 2 face as the data file prints it (as in GET
-    # /v1/catalog/artifacts); null unless this seat may look (ART-R11).
-    market_level_2: dict[str, list[Face | None]] | None
+    # Per deck, per market slot: the card's Level 2 face as the data file prints it (a `Face` of
+    # GET /v1/catalog/artifacts); null unless this seat may look (ART-R11).
+    market_level_2: dict[str, list[dict[str, Any] | None]] | None
     underwater: list[str]
     underwater_top: UnderwaterTop | None
     players: list[ArtifactsPlayer]

@@ -13,11 +13,6 @@ from typing import Any, Literal
 
 import msgspec
 
-from contracts.views.artifacts import Ability as Ability
-from contracts.views.artifacts import AbilityEffect as AbilityEffect
-from contracts.views.artifacts import Action as Action
-from contracts.views.artifacts import Effect as Effect
-from contracts.views.artifacts import Face as Face
 from games.kit import DataError, fail, read_toml
 from games.kit import published as kit_published
 
@@ -31,6 +26,17 @@ STARTING_DECK = "S"
 TOTAL_CARDS = 72
 PUBLIC_CARDS = 6
 
+Effect = Literal[
+    "artifact",
+    "artifact_adjacent",
+    "dollars",
+    "dollars_adjacent",
+    "dollars_finds",
+    "buy",
+    "museum",
+    "collectors",
+]
+AbilityEffect = Literal["rep_adjacent", "rep_finds"]
 # Effects a UseAction command resolves (no parameters).
 SIMPLE_EFFECTS: frozenset[str] = frozenset(
     {"artifact", "artifact_adjacent", "dollars", "dollars_adjacent", "dollars_finds"}
@@ -39,6 +45,45 @@ SIMPLE_EFFECTS: frozenset[str] = frozenset(
 # them, and adjacency counts the neighbours of a card in the player's rows.
 PRIVATE_EFFECTS: frozenset[str] = frozenset({"artifact", "artifact_adjacent", "dollars_adjacent"})
 _NEED = re.compile(r"^(any|odd|even|[1-6]|[1-6]\+|[1-6]-|![1-6])$")
+
+
+class Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One action slot: the die it takes and what it does.
+
+    artifact          `amount` cubes of `kind`
+    artifact_adjacent `amount` + `per` per orthogonally adjacent own card of `category` ("any")
+    dollars           `amount` dollars
+    dollars_adjacent  `amount` + `per` per adjacent own card of `category` ("any")
+    dollars_finds     `amount` + `per` per own underwater card with `find` ("any")
+    buy               buy a new asset card or upgrade an owned one
+    museum            sell to this museum (public museum cards only)
+    collectors        Private Collectors: `amount` per artifact, `per` per kind beyond the first
+    """
+
+    die: str
+    effect: Effect
+    kind: str = ""
+    amount: int = 0
+    per: int = 0
+    category: str = ""
+    find: str = ""
+
+
+class Ability(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Printed reputation that depends on the table: `per` per adjacent card / per find."""
+
+    effect: AbilityEffect
+    per: int
+    category: str = ""
+    find: str = ""
+
+
+class Face(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: str
+    reputation: int = 0
+    adventurers: int = 0
+    actions: list[Action] = msgspec.field(default_factory=list)
+    abilities: list[Ability] = msgspec.field(default_factory=list)
 
 
 class Asset(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -3,6 +3,8 @@ face-up cards; the Level 2 side of the market cards only for a seat with a die o
 
 from __future__ import annotations
 
+import msgspec
+
 from contracts.views.artifacts import ArtifactsPlayer, ArtifactsView, CardAt, Kinds, MuseumView, UnderwaterTop
 from games.artifacts.components import KINDS, MARKET_DECKS, ArtifactsData
 from games.artifacts.state import PLAY, ArtifactsState
@@ -30,7 +32,7 @@ def build_view(data: ArtifactsData, state: ArtifactsState, seat: int | None) -> 
     top = state.underwater[0] if state.underwater else None
     looking = may_look_at_level_2(data, state, seat)
     level_2 = {
-        d: [None if x is None else data.assets[x].lv2 for x in state.market[i]]
+        d: [None if x is None else msgspec.to_builtins(data.assets[x].lv2) for x in state.market[i]]
         for i, d in enumerate(MARKET_DECKS)
     } if looking else None  # fmt: skip
     return ArtifactsView(
