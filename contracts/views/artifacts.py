@@ -3,9 +3,37 @@ the market cards only for the active seat once it has a die on a buy action (ART
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
+
+
+# A card face as the data file prints it (games/artifacts/components.py reads the file strictly
+# into its own structs); lenient here, like every view, so that a newer data file's field or
+# effect does not make an older bot refuse a whole turn request.
+class CardActionView(msgspec.Struct, frozen=True, kw_only=True):
+    die: str
+    # "artifact", "artifact_adjacent", "dollars", "dollars_adjacent", "dollars_finds", "buy",
+    # "museum" or "collectors" (docs/rules/artifacts.md).
+    effect: str
+    kind: str = ""
+    amount: int = 0
+    per: int = 0
+    category: str = ""
+    find: str = ""
+
+
+class CardAbilityView(msgspec.Struct, frozen=True, kw_only=True):
+    effect: str
+    per: int
+    category: str = ""
+    find: str = ""
+
+
+class FaceView(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    reputation: int = 0
+    adventurers: int = 0
+    actions: list[CardActionView] = []
+    abilities: list[CardAbilityView] = []
 
 
 class MuseumView(msgspec.Struct, frozen=True, kw_only=True):
@@ -64,7 +92,7 @@ class ArtifactsView(msgspec.Struct, frozen=True, kw_only=True, tag_field="game",
     deck_sizes: dict[str, int]
     # Per deck, per market slot: the card's Level 2 face as the data file prints it (a `Face` of
     # GET /v1/catalog/artifacts); null unless this seat may look (ART-R11).
-    market_level_2: dict[str, list[dict[str, Any] | None]] | None
+    market_level_2: dict[str, list[FaceView | None]] | None
     underwater: list[str]
     underwater_top: UnderwaterTop | None
     players: list[ArtifactsPlayer]

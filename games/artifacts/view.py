@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from contracts.views.artifacts import ArtifactsPlayer, ArtifactsView, CardAt, Kinds, MuseumView, UnderwaterTop
+from contracts.views.artifacts import ArtifactsPlayer, ArtifactsView, CardAt, FaceView, Kinds, MuseumView, UnderwaterTop
 from games.artifacts.components import KINDS, MARKET_DECKS, ArtifactsData
 from games.artifacts.state import PLAY, ArtifactsState
 
@@ -26,14 +26,17 @@ def may_look_at_level_2(data: ArtifactsData, state: ArtifactsState, seat: int | 
     return False
 
 
+def _face(data: ArtifactsData, card: str) -> FaceView:
+    return msgspec.convert(msgspec.to_builtins(data.assets[card].lv2), FaceView)
+
+
 def build_view(data: ArtifactsData, state: ArtifactsState, seat: int | None) -> ArtifactsView:
     # No private hands: every seat sees the same table (`you` only says who asks), except the
     # Level 2 side of the market cards, shown to the active seat once a die is on a buy action.
     top = state.underwater[0] if state.underwater else None
     looking = may_look_at_level_2(data, state, seat)
     level_2 = {
-        d: [None if x is None else msgspec.to_builtins(data.assets[x].lv2) for x in state.market[i]]
-        for i, d in enumerate(MARKET_DECKS)
+        d: [None if x is None else _face(data, x) for x in state.market[i]] for i, d in enumerate(MARKET_DECKS)
     } if looking else None  # fmt: skip
     return ArtifactsView(
         you=seat,

@@ -97,7 +97,9 @@ def patch(doc: dict[str, Any]) -> dict[str, Any]:
         schemas.setdefault(name, schema)
     view, view_components = _views()
     for name, schema in view_components.items():
-        schemas.setdefault(name, schema)
+        if schemas.setdefault(name, schema) != schema:
+            # Components are named by class: two structs of one name would share one schema.
+            raise ValueError(f"OpenAPI component {name!r} names two different schemas")
     for name in VIEWED:
         properties = schemas.get(name, {}).get("properties", {})
         if "view" in properties:

@@ -15,6 +15,7 @@ from games import match as m
 from services import history
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from services.gateway import openapi
 from services.gateway.folding import fold_into
 from services.gateway.http_games import event_item
 from services.readmodel import public_state
@@ -243,7 +244,9 @@ async def test_the_openapi_document(stack: Stack) -> None:
             view, null = schemas[name]["properties"]["view"]["anyOf"]
             assert null == {"type": "null"} and view["discriminator"]["propertyName"] == "game", name
             assert set(view["discriminator"]["mapping"]) == {"artifacts", "mechanica", "prosperity", "sentient"}
-        assert "market_level_2" in schemas["ArtifactsView"]["properties"] and "Face" in schemas
+        assert "market_level_2" in schemas["ArtifactsView"]["properties"]
+        action = schemas["FaceView"]["properties"]["actions"]["items"]["$ref"].rsplit("/", 1)[-1]
+        assert {"die", "effect", "amount"} <= set(schemas[action]["properties"])
     finally:
         await api.close()
 
@@ -313,6 +316,12 @@ async def test_the_projector_writes_when_a_game_was_created_and_who_sits_where(s
     finally:
         await store.close()
         await api.close()
+
+
+def test_the_openapi_patch_refuses_two_schemas_under_one_name() -> None:
+    doc = {"components": {"schemas": {"SentientView": {"type": "string"}}}, "paths": {}}
+    with pytest.raises(ValueError, match="SentientView"):
+        openapi.patch(doc)
 
 
 def test_a_public_entry_is_served_as_the_whole_envelope_and_an_unknown_shape_as_it_is() -> None:

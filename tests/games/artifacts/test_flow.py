@@ -255,10 +255,10 @@ def test_level_2_faces_of_the_market_only_with_a_die_on_a_buy_action() -> None:
     backs = RULES.view(state, 0).market_level_2
     assert backs is not None
     for deck, i in (("A", 0), ("B", 1), ("E", 4)):
-        assert [None if b is None else b["name"] for b in backs[deck]] == [
+        assert [None if b is None else b.name for b in backs[deck]] == [
             None if x is None else DATA.assets[x].lv2.name for x in state.market[i]
         ]
-    assert backs["B"][1] == msgspec.to_builtins(DATA.assets["B-02"].lv2)
+    assert msgspec.to_builtins(backs["B"][1]) == msgspec.to_builtins(DATA.assets["B-02"].lv2)
     assert RULES.view(state, 1).market_level_2 is None and RULES.view(state, None).market_level_2 is None
     act(state, 0, c.EndTurn())  # dice leave the cards
     assert RULES.view(state, 0).market_level_2 is None
