@@ -35,7 +35,7 @@ def stored(env: EventEnvelope) -> StoredEvent:
     return StoredEvent(
         type=env.type,
         schema_version=env.schema_version,
-        command_id=env.command_id,
+        command_id=env.command_id if same else msgspec.UNSET,
         correlation_id=msgspec.UNSET if same and env.correlation_id == env.command_id else env.correlation_id,
         causation_id=msgspec.UNSET if same and env.causation_id == env.command_id else env.causation_id,
         recorded_at_ms=env.recorded_at_ms,
@@ -57,7 +57,7 @@ def decode_event(data: bytes, game_id: str | None = None, version: int | None = 
     v = s.version if s.version is not msgspec.UNSET else version
     if gid is None or v is None:
         raise msgspec.ValidationError("a stored event needs the game id and version of its stream entry")
-    cid = s.command_id
+    cid = None if s.command_id is msgspec.UNSET else s.command_id
     return EventEnvelope(
         type=s.type,
         game_id=gid,
@@ -70,6 +70,20 @@ def decode_event(data: bytes, game_id: str | None = None, version: int | None = 
         recorded_at_ms=s.recorded_at_ms,
         payload=s.payload,
     )
+
+
+def fill_in(members: dict[str, Any], game_id: str, version: int) -> dict[str, Any]:
+    """A stream entry's JSON object made a whole envelope's, in place, by the rules of
+    `decode_event`, keeping any member this version does not know (a newer writer's): what the
+    gateway serves, without a round trip through the structs."""
+    members.setdefault("game_id", game_id)
+    members.setdefault("version", version)
+    members.setdefault("event_id", event_id(members["game_id"], members["version"]))
+    members.setdefault("schema_version", SCHEMA_VERSION)
+    command = members.setdefault("command_id", None)
+    members.setdefault("correlation_id", command)
+    members.setdefault("causation_id", command)
+    return members
 
 
 def entry_version(entry_id: bytes | str) -> int:

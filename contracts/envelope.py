@@ -53,7 +53,7 @@ class EventEnvelope(msgspec.Struct, frozen=True, kw_only=True):
     payload: msgspec.Raw
 
 
-class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
     """An event as an entry of a game's log or public stream holds it: the `EventEnvelope` less
     what the entry's key and id already say, which was half of every entry's bytes.
 
@@ -65,8 +65,9 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     HTTP API and the WebSocket always carry whole `EventEnvelope`s."""
 
     type: str
-    schema_version: int
-    command_id: str | None = None
+    # Always written; an entry without it reads as this version, as EventEnvelope does.
+    schema_version: int = SCHEMA_VERSION
+    command_id: str | msgspec.UnsetType | None = msgspec.UNSET  # absent: null
     correlation_id: str | msgspec.UnsetType | None = msgspec.UNSET
     causation_id: str | msgspec.UnsetType | None = msgspec.UNSET
     recorded_at_ms: int = 0

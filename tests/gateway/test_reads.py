@@ -338,5 +338,7 @@ def test_a_public_entry_is_served_as_the_whole_envelope_and_an_unknown_shape_as_
     )
     item = event_item("g7", "3-0", codec.encode_stored(env))
     assert item.cursor == "3-0" and item.event == msgspec.json.decode(codec.encode(env))
-    # An entry a newer writer shaped differently still reaches the client, as it is.
-    assert event_item("g7", "4-0", b'{"type":"x.New","v":2}').event == {"type": "x.New", "v": 2}
+    # A member a newer writer added still reaches the client.
+    newer = event_item("g7", "4-1", b'{"type":"x.New","schema_version":9,"command_id":"c2","extra":[1]}').event
+    assert newer["extra"] == [1] and newer["version"] == 4 and newer["event_id"] == "g7:4"
+    assert newer["schema_version"] == 9 and newer["correlation_id"] == newer["causation_id"] == "c2"

@@ -47,6 +47,8 @@ def test_a_stored_event_reads_back_as_the_whole_envelope_it_was(name: str) -> No
         data = codec.encode_stored(env)
         assert b'"game_id"' not in data and b'"version"' not in data
         assert codec.decode_event(data, env.game_id, env.version) == env
+        whole = msgspec.json.decode(codec.encode(env))
+        assert codec.fill_in(msgspec.json.decode(data), env.game_id, env.version) == whole
         assert codec.decode_event_payload(data) == codec.event_payload(env)
         # An entry written before the stored form (every field) reads the same, context or not.
         assert codec.decode_event(codec.encode(env), "another", 999) == env == codec.decode_event(codec.encode(env))
@@ -64,3 +66,8 @@ def test_a_stored_event_keeps_what_its_entry_cannot_say() -> None:
     with pytest.raises(msgspec.ValidationError, match="game id and version"):
         codec.decode_event(usual)
     assert codec.entry_version(b"12-3") == 12 == codec.entry_version("12-0")
+    # Read as every decoder reads it: an entry without a schema version is of this version; one
+    # without a command id has none.
+    bare = codec.decode_event(b'{"type":"lifecycle.GameStarted","payload":{}}', "g", 3)
+    assert bare.schema_version == codec.SCHEMA_VERSION and bare.command_id is bare.correlation_id is None
+    assert bare.event_id == "g:3"

@@ -150,3 +150,24 @@ async def test_each_outcome_is_stored_once_and_a_hash_of_outcomes_from_before_st
         await store.close()
         await client.aclose()
         delete_prefix(url, keys.prefix)
+
+
+async def test_public_entry_ids_are_versions_and_refusals_count_after_them(store: EventStore) -> None:
+    """What readers take the version from (the entry id): the same on Redis and in memory."""
+
+    def refused(cmd: str, at: int) -> AppendRequest:
+        return AppendRequest(
+            game_id="g", expected_version=at, command_id=cmd, outcome=b"no", public_rejection=cmd.encode()
+        )
+
+    def shown(cmd: str, at: int, public: list[bytes | None]) -> AppendRequest:
+        events = [f"{cmd}{i}".encode() for i in range(len(public))]
+        return AppendRequest(
+            game_id="g", expected_version=at, command_id=cmd, outcome=b"ok", events=events, public=public
+        )
+
+    await store.append_many([refused("r1", 0), refused("r2", 0), shown("a", 0, [b"a0"])])
+    await store.append_many([refused("r3", 1), refused("r4", 1), shown("b", 1, [b"b0", None, b"b2"])])
+    await store.append_many([shown("c", 4, [None]), refused("r5", 5), shown("d", 5, [b"d0"]), refused("r6", 6)])
+    ids = [i for i, _ in await store.read_public("g")]
+    assert ids == ["0-1", "0-2", "1-0", "1-1", "1-2", "2-0", "4-0", "5-1", "6-0", "6-1"]
