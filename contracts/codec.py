@@ -73,17 +73,28 @@ def decode_event(data: bytes, game_id: str | None = None, version: int | None = 
 
 
 def fill_in(members: dict[str, Any], game_id: str, version: int) -> dict[str, Any]:
-    """A stream entry's JSON object made a whole envelope's, in place, by the rules of
-    `decode_event`, keeping any member this version does not know (a newer writer's): what the
-    gateway serves, without a round trip through the structs."""
-    members.setdefault("game_id", game_id)
-    members.setdefault("version", version)
-    members.setdefault("event_id", event_id(members["game_id"], members["version"]))
-    members.setdefault("schema_version", SCHEMA_VERSION)
-    command = members.setdefault("command_id", None)
-    members.setdefault("correlation_id", command)
-    members.setdefault("causation_id", command)
-    return members
+    """A stream entry's JSON object as a whole envelope's, by the rules of `decode_event` and in
+    EventEnvelope's field order (so that it encodes as `encode(decode_event(...))` does), then any
+    member this version does not know (a newer writer's): what the gateway serves, without a round
+    trip through the structs."""
+    gid = members.get("game_id", game_id)
+    v = members.get("version", version)
+    command = members.get("command_id")
+    whole: dict[str, Any] = {
+        "type": members.get("type"),
+        "game_id": gid,
+        "version": v,
+        "event_id": members.get("event_id", event_id(gid, v)),
+        "schema_version": members.get("schema_version", SCHEMA_VERSION),
+        "command_id": command,
+        "correlation_id": members.get("correlation_id", command),
+        "causation_id": members.get("causation_id", command),
+        "recorded_at_ms": members.get("recorded_at_ms", 0),
+        "payload": members.get("payload"),
+    }
+    for name, value in members.items():
+        whole.setdefault(name, value)
+    return whole
 
 
 def entry_version(entry_id: bytes | str) -> int:
