@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 import msgspec
 
@@ -61,8 +62,10 @@ def _die_and_slot(
     return act, placed
 
 
-def _start(s: ArtifactsState, seat: int, dice: list[int], card: str, action: int) -> Emitter[ArtifactsState]:
-    out = Emitter(clone(s), fold.evolve)
+def _start(
+    data: ArtifactsData, s: ArtifactsState, seat: int, dice: list[int], card: str, action: int
+) -> Emitter[ArtifactsState]:
+    out = Emitter(clone(s), partial(fold.evolve, data))
     out.emit(c.DicePlaced(seat=seat, dice=dice, card=card, action=action))
     return out
 
@@ -74,7 +77,7 @@ def use_action(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.UseActi
     act, placed = found
     p = s.players[seat]
     amount = action_yield(data, act, p.cards, p.underwater, placed)
-    out = _start(s, seat, [cmd.die], cmd.card, cmd.action)
+    out = _start(data, s, seat, [cmd.die], cmd.card, cmd.action)
     if act.effect.startswith("artifact"):
         out.emit(c.ArtifactsFound(seat=seat, kind=act.kind, count=amount))
     else:
@@ -135,7 +138,7 @@ def buy(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.Buy, rng: Rng)
         return reject(data, "ART-LAYOUT", f"row {cmd.row} column {cmd.col} shares no side with a card you own")
     d, slot = where
     asset = data.assets[cmd.market]
-    out = _start(s, seat, [cmd.die], cmd.card, cmd.action)
+    out = _start(data, s, seat, [cmd.die], cmd.card, cmd.action)
     out.emit(
         c.AssetBought(
             seat=seat, card=cmd.market, deck=MARKET_DECKS[d], slot=slot, row=cmd.row, col=cmd.col,
@@ -161,7 +164,7 @@ def upgrade(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.Upgrade, r
     if refusal is not None:
         return refusal
     asset = data.assets[cmd.target]
-    out = _start(s, seat, [cmd.die], cmd.card, cmd.action)
+    out = _start(data, s, seat, [cmd.die], cmd.card, cmd.action)
     out.emit(c.AssetUpgraded(seat=seat, card=cmd.target, dollars=asset.cost, scrolls=asset.scrolls))
     after_action(data, out, seat, rng)
     return out.events
@@ -182,7 +185,7 @@ def sell_museum(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.SellTo
     held = s.players[seat].artifacts[KINDS.index(museum.kind)]
     if held < count:
         return reject(data, "ART-ARTIFACTS", f"order box {cmd.box} takes {count} {museum.kind}(s); you hold {held}")
-    out = _start(s, seat, [cmd.die], cmd.museum, 1)
+    out = _start(data, s, seat, [cmd.die], cmd.museum, 1)
     out.emit(
         c.MuseumOrderFilled(
             seat=seat, museum=cmd.museum, box=cmd.box, kind=museum.kind, count=count,
@@ -210,7 +213,7 @@ def sell_collectors(
     short = [k for k, n, h in zip(KINDS, sold, held, strict=True) if n > h]
     if short:
         return reject(data, "ART-ARTIFACTS", f"you hold {dict(zip(KINDS, held, strict=True))}, not enough {short}")
-    out = _start(s, seat, [cmd.die], pid, slot)
+    out = _start(data, s, seat, [cmd.die], pid, slot)
     out.emit(c.CollectorsPaid(seat=seat, sold=sold, dollars=collectors_sale(sold, act.amount, act.per)))
     after_action(data, out, seat, rng)
     return out.events
@@ -228,14 +231,14 @@ def dive(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.Dive, rng: Rn
     if not cmd.dice or sum(cmd.dice) < top.number:
         detail = f"dice {sorted(cmd.dice)} sum to {sum(cmd.dice)}; {top.id} needs {top.number}"
         return reject(data, "ART-DIVE-SUM", detail)
-    out = _start(s, seat, sorted(cmd.dice), "dive", 1)
+    out = _start(data, s, seat, sorted(cmd.dice), "dive", 1)
     out.emit(c.UnderwaterFound(seat=seat, card=top.id, number=top.number, find=top.find))
     after_action(data, out, seat, rng)
     return out.events
 
 
 def end_turn_now(data: ArtifactsData, s: ArtifactsState, seat: int, rng: Rng) -> Events:
-    out = Emitter(clone(s), fold.evolve)
+    out = Emitter(clone(s), partial(fold.evolve, data))
     end_turn(data, out, seat, rng)
     return out.events
 
@@ -243,7 +246,7 @@ def end_turn_now(data: ArtifactsData, s: ArtifactsState, seat: int, rng: Rng) ->
 def arrange(data: ArtifactsData, s: ArtifactsState, seat: int, cmd: c.ArrangeStart, rng: Rng) -> Events | Rejected:
     if sorted(cmd.cards) != sorted(data.starting_ids):
         return reject(data, "ART-ARRANGE", f"{cmd.cards} is not an order of {list(data.starting_ids)}")
-    out = Emitter(clone(s), fold.evolve)
+    out = Emitter(clone(s), partial(fold.evolve, data))
     out.emit(c.StartArranged(seat=seat, cards=list(cmd.cards)))
     if out.state.current is None:
         # Starting cards may show reputation; every track starts at its visible total.

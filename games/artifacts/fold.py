@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from contracts import artifacts as c
-from games.artifacts.components import KINDS, MARKET_DECKS
+from games.artifacts.components import KINDS, MARKET_DECKS, ArtifactsData
 from games.artifacts.state import ARRANGE, HIDDEN_CARD, OVER, PLAY, ArtifactsState, Placed, slot_key
 
 _SCROLL = KINDS.index("scroll")
@@ -166,7 +166,7 @@ _HANDLERS: dict[type[msgspec.Struct], Callable[[ArtifactsState, Any], None]] = {
 }
 
 
-def evolve(state: ArtifactsState, event: msgspec.Struct) -> ArtifactsState:
+def evolve(data: ArtifactsData, state: ArtifactsState, event: msgspec.Struct) -> ArtifactsState:
     handler = _HANDLERS.get(type(event))
     if handler is None:
         raise TypeError(f"not an Artifacts, Inc. event: {type(event).__name__}")

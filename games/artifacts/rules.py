@@ -48,7 +48,7 @@ class ArtifactsRules:
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"Artifacts, Inc. takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {num_players}")
         data = self.data
-        out = Emitter(new_state(num_players), fold.evolve)
+        out = Emitter(new_state(num_players), self.evolve)
         side = "2p" if num_players == 2 else "3p"
         museums = list(data.museum_ids)
         boxes = [len(data.museums[m].boxes_2p if side == "2p" else data.museums[m].boxes_3p) for m in museums]
@@ -111,7 +111,7 @@ class ArtifactsRules:
     # ---- folding, queries ---------------------------------------------------------------
 
     def evolve(self, state: ArtifactsState, event: msgspec.Struct) -> ArtifactsState:
-        return fold.evolve(state, event)
+        return fold.evolve(self.data, state, event)
 
     def clone(self, state: ArtifactsState) -> ArtifactsState:
         return clone(state)

@@ -10,9 +10,9 @@ from contracts import prosperity as c
 from contracts.views.prosperity import ProsperityView
 from games.base import Rejected, Result
 from games.kit import Emitter
+from games.prosperity import fold
 from games.prosperity import scoring as sc
 from games.prosperity.components import COLOUR_OF, START_DISCS, ProsperityData, load
-from games.prosperity.fold import Folder
 from games.prosperity.rule_ids import reject
 from games.prosperity.state import COUNT, FINAL, SETUP, TRACKS, ProsperityState, clone, new_state
 from games.prosperity.view import build_view
@@ -39,7 +39,6 @@ class ProsperityRules:
     def __init__(self, data: ProsperityData | None = None) -> None:
         self.data = data if data is not None else load()
         self.data_version = self.data.data_version
-        self.folder = Folder(self.data)
 
     # ---- set-up -------------------------------------------------------------------------
 
@@ -88,7 +87,7 @@ class ProsperityRules:
         if board is None:
             return reject("PRO-BOARD", f"no board side {cmd.side!r}; sides: {list(self.data.board_ids)}")
         printed = sc.shown(self.data, board, [])
-        out = Emitter(clone(state), self.folder.evolve)
+        out = Emitter(clone(state), self.evolve)
         out.emit(c.BoardChosen(seat=seat, side=cmd.side, energy=printed.energy, ecology=printed.ecology))
         if all(p.side for p in out.state.players):
             self._draw(out, out.state.first_player)
@@ -161,7 +160,7 @@ class ProsperityRules:
                     f"{cmd.energy} steps on the energy track with markers at {p.research}: {choices}",
                 )
             choice = cmd.energy
-        out = Emitter(clone(state), self.folder.evolve)
+        out = Emitter(clone(state), self.evolve)
         event = self._count(out.state, seat, state.symbol, state.phase == FINAL, choice)
         assert event is not None
         out.emit(event)
@@ -192,7 +191,7 @@ class ProsperityRules:
             event = bought
         else:
             return reject("PRO-EXPECTED", f"the active player takes an action, not {type(cmd).__name__}")
-        out = Emitter(clone(state), self.folder.evolve)
+        out = Emitter(clone(state), self.evolve)
         out.emit(event)
         if out.state.actions_left <= 0:
             self._end_turn(out)
@@ -301,7 +300,7 @@ class ProsperityRules:
     # ---- folding, queries ---------------------------------------------------------------
 
     def evolve(self, state: ProsperityState, event: msgspec.Struct) -> ProsperityState:
-        return self.folder.evolve(state, event)
+        return fold.evolve(self.data, state, event)
 
     def clone(self, state: ProsperityState) -> ProsperityState:
         return clone(state)

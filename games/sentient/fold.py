@@ -1,4 +1,7 @@
-"""`evolve`: apply one event to the state, in place. Events carry outcomes, so nothing is computed."""
+"""`evolve`: apply one event to the state, in place. Events carry outcomes, so nothing is computed.
+
+Every game folds as `evolve(data, state, event)`; a Sentient event names all it changes, so the
+data goes unread here."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from contracts.sentient import (
     RoundStarted,
     TurnEnded,
 )
+from games.sentient.components import SentientData
 from games.sentient.state import FACTORY_SLOTS, INVESTOR_POSITIONS, NETWORK_SLOTS, SentientState
 
 # Physical components per player per round (rulebook set-up), not card data.
@@ -147,7 +151,7 @@ _HANDLERS: dict[type[msgspec.Struct], Callable[[SentientState, Any], None]] = {
 }
 
 
-def evolve(state: SentientState, event: msgspec.Struct) -> SentientState:
+def evolve(data: SentientData, state: SentientState, event: msgspec.Struct) -> SentientState:
     handler = _HANDLERS.get(type(event))
     if handler is None:
         raise TypeError(f"not a Sentient event: {type(event).__name__}")
