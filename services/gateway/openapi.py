@@ -54,19 +54,20 @@ WEBSOCKETS = {
 }
 
 
-# Responses that carry a game's view: served as the JSON the read models hold (a dict to Litestar),
+# Messages that carry a game's view: served as the JSON the read models hold (a dict to Litestar),
 # documented as what it is, one of the games' typed views (schema/views/), told apart by `game`.
-VIEWED = ("PublicState", "SeatView", "VersionedState")
+# The value: whether `view` may be null (a state before the game is set up has none).
+VIEWED = {"PublicState": True, "SeatView": True, "VersionedState": True, "TurnRequest": False}
 
 
 def _views() -> tuple[dict[str, Any], dict[str, Any]]:
-    """The schema of `view` (a game's view, or null) and the components it refers to."""
+    """The schema of a game's view and the components it refers to."""
     views = tuple(view_types().values())
     (union,), components = msgspec.json.schema_components(
         [Union[views] if len(views) > 1 else views[0]],  # noqa: UP007
         ref_template="#/components/schemas/{name}",
     )
-    return {"anyOf": [union, {"type": "null"}]}, components
+    return union, components
 
 
 def _strict_names() -> set[str]:
@@ -100,10 +101,17 @@ def patch(doc: dict[str, Any]) -> dict[str, Any]:
         if schemas.setdefault(name, schema) != schema:
             # Components are named by class: two structs of one name would share one schema.
             raise ValueError(f"OpenAPI component {name!r} names two different schemas")
-    for name in VIEWED:
+    for name, nullable in VIEWED.items():
         properties = schemas.get(name, {}).get("properties", {})
-        if "view" in properties:
-            properties["view"] = {**view, "description": "The game's view (schema/views/<game>.json), or null."}
+        if "view" not in properties:
+            raise ValueError(f"OpenAPI component {name!r} has no view to type")
+        if nullable:
+            properties["view"] = {
+                "anyOf": [view, {"type": "null"}],
+                "description": "The game's view (schema/views/<game>.json), or null.",
+            }
+        else:
+            properties["view"] = {**view, "description": "What this seat sees (schema/views/<game>.json)."}
     for path, (name, _) in BODIES.items():
         operation = out.get("paths", {}).get(path, {}).get("post")
         if operation is not None:

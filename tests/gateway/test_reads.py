@@ -244,6 +244,10 @@ async def test_the_openapi_document(stack: Stack) -> None:
             view, null = schemas[name]["properties"]["view"]["anyOf"]
             assert null == {"type": "null"} and view["discriminator"]["propertyName"] == "game", name
             assert set(view["discriminator"]["mapping"]) == {"artifacts", "mechanica", "prosperity", "sentient"}
+        # A turn request always carries one (the WebSocket's `turn` messages are TurnRequests).
+        turn_view = schemas["TurnRequest"]["properties"]["view"]
+        assert turn_view["discriminator"]["propertyName"] == "game" and {"type": "null"} not in turn_view["anyOf"]
+        assert set(turn_view["discriminator"]["mapping"]) == {"artifacts", "mechanica", "prosperity", "sentient"}
         assert "market_level_2" in schemas["ArtifactsView"]["properties"]
         action = schemas["FaceView"]["properties"]["actions"]["items"]["$ref"].rsplit("/", 1)[-1]
         assert {"die", "effect", "amount"} <= set(schemas[action]["properties"])
