@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from importlib.resources import files
 from typing import Any, cast
 
 import msgspec
@@ -50,6 +51,7 @@ LEGACY_IDS = 10**11
 # its requests checked against its log: see TurnService.repair.
 REPAIR_S = 5.0
 IDLE_S = 300.0
+_SHRINK = files("services.turns").joinpath("shrink.lua").read_text()
 
 
 def _older(reply: object) -> bool:
@@ -91,6 +93,7 @@ class TurnService(Service):
         self._posted: dict[str, float] = {}  # when requests were last posted, per cached game
         self.repair_s = REPAIR_S
         self.leases = leases_for(self.client, self.keys, GROUP, settings)
+        self._shrink = self.client.register_script(_SHRINK)
         # A new group reads the bus from its start: a notice written before the first turn service ran
         # (its group did not exist yet) is still turned into requests; later ones only re-send what
         # bots answer at most once (they answer a version once).
@@ -127,6 +130,9 @@ class TurnService(Service):
         for error in (r for r in replies if isinstance(r, Exception) and not _older(r)):
             raise error
         refused = [(stream, data, notice) for i, stream, data, notice in posts if _older(replies[i])]
+        await self._shrink_finished(
+            aggs, {stream for i, stream, _, _ in posts if not isinstance(replies[i], Exception)}
+        )
         notices += [notice for i, _, _, notice in posts if not isinstance(replies[i], Exception)]
         notices += await self._stale_or_legacy(refused)
         posted = time.monotonic()
@@ -141,6 +147,16 @@ class TurnService(Service):
             if ack:
                 pipe.xack(ack[0], GROUP, *ack[1])
             await pipe.execute()
+
+    async def _shrink_finished(self, aggs: list[m.Match], written: set[str]) -> None:
+        """Write the seat streams of the games whose GameOver was just written (not those posted
+        again: a late refusal re-posts it, and Redis refuses the copy) again at their size."""
+        for agg in aggs:
+            if agg.status != m.OVER:
+                continue
+            seats = [self.keys.seat(agg.game_id, seat) for seat in range(agg.num_players)]
+            if any(stream in written for stream in seats):
+                await self._shrink(keys=seats)
 
     def _post(self, pipe: Any, stream: str, data: bytes, message: TurnRequestOut | GameOver | SeatMessage) -> int:
         """Queue a seat message; returns the calls queued. Its entry id is `<version>-0`: Redis

@@ -557,6 +557,21 @@ def test_nobody_but_admin_runs_dangerous_commands(acl_redis: AclRedis, user: str
         assert acl_redis.dryrun("admin", *c) == "OK", c
 
 
+def test_turns_may_rebuild_seat_streams_and_no_other_key(acl_redis: AclRedis) -> None:
+    """services/turns/shrink.lua: DUMP and RESTORE of a finished game's seat streams, nothing else."""
+    seat = "ds:game:{g1}:seat:0"
+    for command in (
+        ["DUMP", seat],
+        ["PTTL", seat],
+        ["RESTORE", seat, "0", "x", "REPLACE"],
+        ["EVALSHA", "0" * 40, "1", seat],
+    ):
+        assert acl_redis.dryrun("turns", *command) == "OK", command
+    for key in ("ds:game:{g1}:log", "ds:game:{g1}:public", "ds:game:{g1}:audit", "ds:secret", "ds:bus:{1}"):
+        for command in (["DUMP", key], ["RESTORE", key, "0", "x", "REPLACE"]):
+            assert acl_redis.dryrun("turns", *command) != "OK", command
+
+
 def nopermission(call: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     with pytest.raises(redis.exceptions.NoPermissionError):
         call(*args, **kwargs)
