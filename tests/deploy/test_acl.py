@@ -561,6 +561,7 @@ def test_turns_may_rebuild_seat_streams_and_no_other_key(acl_redis: AclRedis) ->
     """services/turns/shrink.lua: DUMP and RESTORE of a finished game's seat streams, nothing else."""
     seat = "ds:game:{g1}:seat:0"
     for command in (
+        ["XRANGE", seat, "-", "+"],
         ["DUMP", seat],
         ["PTTL", seat],
         ["RESTORE", seat, "0", "x", "REPLACE"],
