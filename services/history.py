@@ -16,7 +16,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.envelope import EventEnvelope
 from contracts.export import EventLine, ExportHeader, ExportLine, OutcomeLine
-from contracts.outcome import ACCEPTED, CommandOutcome
+from contracts.outcome import ACCEPTED, CommandOutcome, decode_outcome, stored_outcome
 from contracts.registry import command_type, event_type, type_name
 from contracts.rejection import rejection_envelope
 from contracts.upcast import outcome as upcast_outcome
@@ -34,7 +34,7 @@ class History(msgspec.Struct, kw_only=True):
 
 async def load(store: EventStore, game_id: str) -> History:
     events = [codec.decode_event(data, game_id, version) for version, data in await store.read(game_id)]
-    outcomes = [upcast_outcome(msgspec.json.decode(o, type=CommandOutcome)) for o in await store.audit(game_id)]
+    outcomes = [upcast_outcome(decode_outcome(o, game_id)) for o in await store.audit(game_id)]
     return History(game_id=game_id, events=events, outcomes=outcomes)
 
 
@@ -193,7 +193,7 @@ async def import_history(store: EventStore, history: History) -> int:
                 game_id=history.game_id,
                 expected_version=o.judged_at_version,
                 command_id=o.command_id,
-                outcome=codec.encode(o),
+                outcome=stored_outcome(o),
                 events=[codec.encode_stored(e) for e in events],
                 public=public,
                 # As the referee stores it: a public refusal only for a known sender, remembered

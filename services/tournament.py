@@ -11,7 +11,7 @@ import msgspec
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.outcome import REJECTED, CommandOutcome
+from contracts.outcome import REJECTED, decode_outcome
 from contracts.protocol import HOSTED, HostBot
 from services import ratings
 from services.botrunner.app import BotRunner
@@ -110,7 +110,7 @@ async def tournament(
                 st.wins += share
                 st.wins_by_seat[seat] = st.wins_by_seat.get(seat, 0.0) + share
         for raw in await store.audit(game_id):
-            o = msgspec.json.decode(raw, type=CommandOutcome)
+            o = decode_outcome(raw, game_id)
             if o.status == REJECTED and o.seat is not None and o.seat < len(seating):
                 standings[seating[o.seat]].refused += 1
         for version, data in await store.read(game_id):

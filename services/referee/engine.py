@@ -29,7 +29,7 @@ from prometheus_client import Counter
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import BusNotice
-from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, Reply, digest
+from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, Reply, decode_outcome, digest
 from contracts.upcast import outcome as upcast_outcome
 from games import match as m
 from services import metrics, tokens
@@ -342,7 +342,7 @@ class Referee:
         stranger reusing a JoinSeat's id must not receive that seat's token."""
         if prior is None:
             return
-        outcome = upcast_outcome(msgspec.json.decode(prior, type=CommandOutcome))
+        outcome = upcast_outcome(decode_outcome(prior, plan.item.env.game_id))
         item = plan.item
         if not hmac.compare_digest(outcome.envelope_sha256, plan.outcome.envelope_sha256):
             self._refuse_reused_id(plan, outcome, sink)

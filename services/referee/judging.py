@@ -19,7 +19,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import BusNotice
 from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, StoredEvent
-from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, digest
+from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, digest, stored_outcome
 from contracts.registry import type_name
 from contracts.rejection import rejection_envelope
 from games import match as m
@@ -149,7 +149,7 @@ class Judge:
                 game_id=agg.game_id,
                 expected_version=judged,
                 command_id=env.command_id,
-                outcome=plan.encoded,
+                outcome=stored_outcome(outcome),
                 # Only a refusal of a known sender (a seat's token, the referee's own services)
                 # reaches the game's public stream; the audit keeps every one.
                 public_rejection=codec.encode_stored(rejection_envelope(outcome)) if authed or admin else None,
@@ -181,7 +181,7 @@ class Judge:
             game_id=agg.game_id,
             expected_version=judged,
             command_id=env.command_id,
-            outcome=plan.encoded,
+            outcome=stored_outcome(outcome),
             events=private,
             public=public,
             **self._inline(plan),

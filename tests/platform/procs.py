@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from contracts import lifecycle as lc
-from contracts.outcome import CommandOutcome
+from contracts.outcome import decode_outcome
 from contracts.protocol import HOSTED, HostBot
 from services import history
 from services.botrunner.app import BotRunner
@@ -180,7 +180,7 @@ async def check_games(client: AnyRedis, keys: Keys, shards: int, games: list[str
         verdict = history.verify(hist)
         assert verdict.ok and verdict.seed_verified, (gid, verdict.findings)
         for raw in await store.audit(gid):
-            o = msgspec.json.decode(raw, type=CommandOutcome)
+            o = decode_outcome(raw, gid)
             audited[o.command_id] = audited.get(o.command_id, 0) + 1
     twice = {c: n for c, n in audited.items() if n > 1}
     assert not twice, f"judged more than once: {list(twice)[:5]}"

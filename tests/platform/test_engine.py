@@ -11,7 +11,7 @@ import pytest
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.outcome import CommandOutcome, Reply
+from contracts.outcome import Reply, decode_outcome, stored_outcome
 from contracts.sentient import Pass
 from games import match as m
 from games.bots import RandomBot
@@ -93,14 +93,18 @@ async def test_a_full_game_between_bots_ends_with_scores_and_the_seed_revealed(r
 
 async def test_a_reply_is_the_reply_contract_around_the_outcome_the_audit_recorded(referee: Referee) -> None:
     """The referee encodes an outcome once and wraps the reply around those bytes: a client
-    decoding `Reply` must get exactly what a plain `Reply` encoding would carry."""
+    decoding `Reply` must get exactly what a plain `Reply` encoding would carry, and the audit
+    the same outcome, less what its stream's key says and its members at their defaults."""
     await seated_game(referee, 2)
     sink = referee.new_sink()
     assert isinstance(sink, MemorySink)
     raw = [f["data"] for f in sink.streams[REPLIES]]
     decoded = [msgspec.json.decode(r, type=Reply) for r in raw]
     assert raw == [codec.encode(rep) for rep in decoded]
-    assert [codec.encode(rep.outcome) for rep in decoded] == await referee.store.audit("g")
+    records = await referee.store.audit("g")
+    assert [rep.outcome for rep in decoded] == [decode_outcome(r, "g") for r in records]
+    assert records == [stored_outcome(rep.outcome) for rep in decoded]
+    assert all(b'"game_id"' not in r and b'"rule"' not in r and b'"admin"' not in r for r in records)
     assert decoded[1].token is not None and decoded[0].token is None
 
 
@@ -156,7 +160,7 @@ async def test_an_unknown_command_type_is_refused_once_and_not_dead_lettered(ref
     sink = referee.new_sink()
     assert isinstance(sink, MemorySink)
     assert KEYS.dead_letter not in sink.streams
-    audit = [msgspec.json.decode(o, type=CommandOutcome) for o in await referee.store.audit("g")]
+    audit = [decode_outcome(o, "g") for o in await referee.store.audit("g")]
     assert [o.rule for o in audit if o.command_id == env.command_id] == ["GAME-UNKNOWN-TYPE"]
 
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.limits import DEAD_HEAD_BYTES, MAX_DATA_BYTES, MAX_FIELDS
-from contracts.outcome import CommandOutcome
+from contracts.outcome import decode_outcome
 from contracts.registry import command_types, type_name
 from games import match as m
 from games.artifacts import rule_ids as art
@@ -203,7 +203,7 @@ def test_any_bytes_in_any_batch_are_accounted_for_exactly_once(batch: list[dict[
     for stream in j.sink.streams:  # written only to reply streams of this installation, the bus and ds:dead
         assert stream in (KEYS.dead_letter, KEYS.bus(0)) or KEYS.reply_client(stream) is not None, stream
     for record in j.store.audits.get("g", []):
-        o = msgspec.json.decode(record, type=CommandOutcome)
+        o = decode_outcome(record, "g")
         assert (o.status == "accepted") == (o.payload_digest is None)
         assert len(record) < 3_000
 

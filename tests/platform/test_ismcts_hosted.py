@@ -7,7 +7,7 @@ import msgspec
 import pytest
 import redis.asyncio as aredis
 
-from contracts.outcome import ACCEPTED, CommandOutcome
+from contracts.outcome import ACCEPTED, decode_outcome
 from dicestream.runtime import running
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
@@ -31,7 +31,7 @@ async def test_an_ismcts_seat_plays_a_whole_game_from_the_public_stream(
         await wait_for(lambda: all_over(store, games), timeout=240, every=0.2)
         searched = run.bots.runner.searched
     report = await check_games(client, keys, settings.shards, games)
-    outcomes = [msgspec.json.decode(raw, type=CommandOutcome) for raw in await store.audit(games[0])]
+    outcomes = [decode_outcome(raw, games[0]) for raw in await store.audit(games[0])]
     moves = [
         o for o in outcomes if o.seat == 0 and o.status == ACCEPTED and not o.command_type.startswith("lifecycle.")
     ]

@@ -14,7 +14,7 @@ import pytest
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.limits import DEAD_HEAD_BYTES, HEAD_BYTES, MAX_DATA_BYTES, MAX_FIELDS, MAX_NAME
-from contracts.outcome import CommandOutcome, Reply
+from contracts.outcome import CommandOutcome, Reply, decode_outcome
 from contracts.sentient import Acquire, Pass
 from games import match as m
 from services import history as h
@@ -60,7 +60,7 @@ class Judged:
         return self.sink.streams.get(KEYS.dead_letter, [])
 
     async def audit(self, game_id: str = "g") -> list[CommandOutcome]:
-        return [msgspec.json.decode(o, type=CommandOutcome) for o in await self.store.audit(game_id)]
+        return [decode_outcome(o, game_id) for o in await self.store.audit(game_id)]
 
     async def public(self, game_id: str = "g") -> list[dict[str, Any]]:
         return [json.loads(p) for _, p in await self.store.read_public(game_id)]
