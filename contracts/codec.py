@@ -6,7 +6,7 @@ from typing import Any, Union
 
 import msgspec
 
-from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, EventEnvelope, StoredEvent, event_id
+from contracts.envelope import SCHEMA_VERSION, STORED_SCHEMA, CommandEnvelope, EventEnvelope, StoredEvent, event_id
 from contracts.registry import event_type, event_types
 from contracts.upcast import upcast
 
@@ -34,7 +34,7 @@ def stored(env: EventEnvelope) -> StoredEvent:
     same = env.command_id is not None
     return StoredEvent(
         type=env.type,
-        schema_version=env.schema_version,
+        schema_version=msgspec.UNSET if env.schema_version == STORED_SCHEMA else env.schema_version,
         command_id=env.command_id if same else msgspec.UNSET,
         correlation_id=msgspec.UNSET if same and env.correlation_id == env.command_id else env.correlation_id,
         causation_id=msgspec.UNSET if same and env.causation_id == env.command_id else env.causation_id,
@@ -63,7 +63,7 @@ def decode_event(data: bytes, game_id: str | None = None, version: int | None = 
         game_id=gid,
         version=v,
         event_id=s.event_id if s.event_id is not msgspec.UNSET else event_id(gid, v),
-        schema_version=s.schema_version,
+        schema_version=STORED_SCHEMA if s.schema_version is msgspec.UNSET else s.schema_version,
         command_id=cid,
         correlation_id=s.correlation_id if s.correlation_id is not msgspec.UNSET else cid,
         causation_id=s.causation_id if s.causation_id is not msgspec.UNSET else cid,
@@ -85,7 +85,7 @@ def fill_in(members: dict[str, Any], game_id: str, version: int) -> dict[str, An
         "game_id": gid,
         "version": v,
         "event_id": members.get("event_id", event_id(gid, v)),
-        "schema_version": members.get("schema_version", SCHEMA_VERSION),
+        "schema_version": members.get("schema_version", STORED_SCHEMA),
         "command_id": command,
         "correlation_id": members.get("correlation_id", command),
         "causation_id": members.get("causation_id", command),
@@ -130,16 +130,17 @@ def event_payload(env: EventEnvelope | StoredEvent) -> msgspec.Struct:
     cls = event_type(env.type)
     if cls is None:
         raise UnknownType(env.type)
-    if env.schema_version < SCHEMA_VERSION:
+    schema = STORED_SCHEMA if env.schema_version is msgspec.UNSET else env.schema_version
+    if schema < SCHEMA_VERSION:
         old = msgspec.json.decode(env.payload)
-        return msgspec.convert(upcast(env.type, env.schema_version, SCHEMA_VERSION, old), cls)
+        return msgspec.convert(upcast(env.type, schema, SCHEMA_VERSION, old), cls)
     return _decoder(cls).decode(env.payload)  # type: ignore[no-any-return]
 
 
 def _lean(name: str, cls: type[msgspec.Struct]) -> type[msgspec.Struct]:
     return msgspec.defstruct(
         f"Lean{cls.__name__}",
-        [("payload", cls), ("schema_version", int, SCHEMA_VERSION)],
+        [("payload", cls), ("schema_version", int, STORED_SCHEMA)],  # absent: a stored event's
         tag_field="type",
         tag=name,
         frozen=True,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Final
+
 import msgspec
 
 from contracts.limits import GameId, Id, ReplyTo, Seat, Token, TypeName
@@ -60,13 +62,16 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
     Not written: `game_id` (the `{game id}` hash tag of the stream's key), `version` (the first
     part of the entry id, `<version>-<n>`), `event_id` when it is `<game id>:<version>`, and
     `correlation_id` and `causation_id` when they equal `command_id` (absent means "the command
-    id"; an explicit null stays null). Entries written before this form hold every field; a reader
+    id"; an explicit null stays null), and `schema_version` when it is STORED_SCHEMA (3).
+    Entries written before this form hold every field; a reader
     takes what an entry holds and fills in the rest (`contracts.codec.decode_event`). Exports, the
     HTTP API and the WebSocket always carry whole `EventEnvelope`s."""
 
     type: str
-    # Always written; an entry without it reads as this version, as EventEnvelope does.
-    schema_version: int = SCHEMA_VERSION
+    # Absent: STORED_SCHEMA, whatever SCHEMA_VERSION is by the time the entry is read.
+    schema_version: Annotated[int, msgspec.Meta(description="Absent: 3, whatever today's schema is.")] | (
+        msgspec.UnsetType
+    ) = msgspec.UNSET
     command_id: str | msgspec.UnsetType | None = msgspec.UNSET  # absent: null
     correlation_id: str | msgspec.UnsetType | None = msgspec.UNSET
     causation_id: str | msgspec.UnsetType | None = msgspec.UNSET
@@ -75,6 +80,11 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str | msgspec.UnsetType = msgspec.UNSET
     version: int | msgspec.UnsetType = msgspec.UNSET
     event_id: str | msgspec.UnsetType = msgspec.UNSET
+
+
+# The schema of a stored event that does not say (the schema stored events were introduced in):
+# fixed for ever, so that a writer of a later schema, which writes its version, is never misread.
+STORED_SCHEMA: Final = 3
 
 
 def event_id(game_id: str, version: int) -> str:

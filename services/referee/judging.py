@@ -18,7 +18,7 @@ import msgspec
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.bus import BusNotice
-from contracts.envelope import SCHEMA_VERSION, CommandEnvelope, StoredEvent
+from contracts.envelope import SCHEMA_VERSION, STORED_SCHEMA, CommandEnvelope, StoredEvent
 from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, digest, stored_outcome
 from contracts.registry import type_name
 from contracts.rejection import rejection_envelope
@@ -33,6 +33,9 @@ from services.referee.entries import Item, cut
 token_hash = functools.lru_cache(maxsize=1 << 14)(tokens.token_hash)
 # Refusals whose reply would go where the sender may not write: none is sent.
 _UNANSWERED = frozenset({"GAME-REPLY-TO"})
+
+# A stored event of today's schema leaves it out while that is STORED_SCHEMA (contracts/envelope.py).
+_SCHEMA: int | msgspec.UnsetType = msgspec.UNSET if SCHEMA_VERSION == STORED_SCHEMA else SCHEMA_VERSION
 
 
 class Planned(msgspec.Struct, kw_only=True):
@@ -201,7 +204,7 @@ class Judge:
         corr = cmd.correlation_id
         return StoredEvent(
             type=type_name(event),
-            schema_version=SCHEMA_VERSION,
+            schema_version=_SCHEMA,
             command_id=cmd.command_id,
             correlation_id=corr if corr and corr != cmd.command_id else msgspec.UNSET,
             recorded_at_ms=now_ms,

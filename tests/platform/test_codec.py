@@ -6,7 +6,7 @@ import msgspec
 import pytest
 
 from contracts import codec
-from contracts.envelope import EventEnvelope
+from contracts.envelope import STORED_SCHEMA, EventEnvelope
 from services import history as h
 from tests.golden.games import HERE as GOLDEN_DIR
 
@@ -67,8 +67,12 @@ def test_a_stored_event_keeps_what_its_entry_cannot_say() -> None:
     with pytest.raises(msgspec.ValidationError, match="game id and version"):
         codec.decode_event(usual)
     assert codec.entry_version(b"12-3") == 12 == codec.entry_version("12-0")
-    # Read as every decoder reads it: an entry without a schema version is of this version; one
-    # without a command id has none.
+    # An entry without a schema version is of STORED_SCHEMA (3) for ever: a later schema's writer
+    # writes its own. One without a command id has none.
+    assert b"schema_version" not in usual and STORED_SCHEMA == 3
+    later = msgspec.structs.replace(env, schema_version=4)
+    assert b'"schema_version":4' in codec.encode_stored(later)
+    assert codec.decode_event(codec.encode_stored(later), env.game_id, env.version).schema_version == 4
     bare = codec.decode_event(b'{"type":"lifecycle.GameStarted","payload":{}}', "g", 3)
-    assert bare.schema_version == codec.SCHEMA_VERSION and bare.command_id is bare.correlation_id is None
+    assert bare.schema_version == STORED_SCHEMA and bare.command_id is bare.correlation_id is None
     assert bare.event_id == "g:3"
