@@ -38,6 +38,7 @@ from typer.testing import CliRunner
 
 from contracts import codec
 from contracts import lifecycle as lc
+from contracts.outcome import decode_outcome
 from contracts.protocol import HOSTED, Action, HostBot, HostReply
 from dicestream import sdk
 from dicestream.acl import new_client
@@ -833,18 +834,18 @@ async def test_mallory_can_neither_read_nor_delete_alices_token_nor_play_her_sea
         _, store = await admin_store(acl_redis)
 
         async def judged() -> list[Any]:
-            outcomes = [msgspec.json.decode(o) for o in await store.audit(game_id)]
-            return [o for o in outcomes if o["command_id"] == redirected.command_id]
+            outcomes = [decode_outcome(o, game_id) for o in await store.audit(game_id)]
+            return [o for o in outcomes if o.command_id == redirected.command_id]
 
         (outcome,) = await wait_for(judged, what="the redirected Resign judged")
-        assert outcome["rule"] == "GAME-REPLY-TO"
+        assert outcome.rule == "GAME-REPLY-TO"
         assert admin.xlen(stream) == before
         # ...nor with a command that names no seat: read from her own intake, its sender is known.
         anonymous = msgspec.structs.replace(thief.envelope(game_id, lc.Resign(), seat=0), reply_to=stream)
         await thief.send_envelope(anonymous)
         redirected = anonymous
         (outcome,) = await wait_for(judged, what="the anonymous redirected Resign judged")
-        assert (outcome["rule"], outcome["reply_client"]) == ("GAME-REPLY-TO", "mallory")
+        assert (outcome.rule, outcome.reply_client) == ("GAME-REPLY-TO", "mallory")
         assert admin.xlen(stream) == before
         await store.client.aclose()
         await thief.close()

@@ -16,10 +16,10 @@ import subprocess
 import time
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from contracts import codec
+from contracts.outcome import decode_outcome
 from games import match as m
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
@@ -94,7 +94,7 @@ async def test_node_bots_in_every_seat_play_a_whole_game(stack: Stack, title: st
         log = await store.read(game_id)
         agg = fold_into(m.Match(game_id=game_id), log)
         types = [codec.decode_event(data, game_id, v).type for v, data in log]
-        audit = [msgspec.json.decode(o) for o in await store.audit(game_id)]
+        audit = [decode_outcome(o, game_id) for o in await store.audit(game_id)]
     finally:
         await store.close()
     assert agg.status == m.OVER and agg.result is not None
@@ -107,9 +107,9 @@ async def test_node_bots_in_every_seat_play_a_whole_game(stack: Stack, title: st
         assert int(counted.group(1)) == seat and int(counted.group(2)) > 0, err
         moves += int(counted.group(2))
     # Every move a bot counted was accepted; the only refusals are the harmless ones the docs name.
-    accepted = [o for o in audit if o["status"] == "accepted" and o["seat"] is not None]
+    accepted = [o for o in audit if o.status == "accepted" and o.seat is not None]
     assert len(accepted) >= moves
-    assert {o["rule"] for o in audit if o["status"] != "accepted"} <= {
+    assert {o.rule for o in audit if o.status != "accepted"} <= {
         "GAME-STALE",
         "GAME-SEATS-EMPTY",
         "GAME-NOT-OPEN",

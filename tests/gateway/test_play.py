@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-import msgspec
 import pytest
 
+from contracts.outcome import decode_outcome
 from games import match as m
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
@@ -46,9 +46,9 @@ async def test_two_clients_play_a_whole_game_over_http_and_websocket(stack: Stac
         assert view["summary"]["status"] == "over" and view["summary"]["scores"] == agg.result.scores
         assert view["seed"] == agg.seed  # revealed once the game is over
         # Every command either client sent was accepted, or refused only as stale (a later request).
-        audit = [msgspec.json.decode(o) for o in await store.audit(game_id)]
-        assert {o["rule"] for o in audit if o["status"] != "accepted"} <= {"GAME-STALE"}
-        assert sum(o["status"] == "accepted" for o in audit if o["seat"] in (0, 1)) >= played_a.moves + played_b.moves
+        audit = [decode_outcome(o, game_id) for o in await store.audit(game_id)]
+        assert {o.rule for o in audit if o.status != "accepted"} <= {"GAME-STALE"}
+        assert sum(o.status == "accepted" for o in audit if o.seat in (0, 1)) >= played_a.moves + played_b.moves
         await store.close()
     finally:
         await alice.close()

@@ -14,6 +14,7 @@ import redis.asyncio as aredis
 
 from contracts import codec
 from contracts import lifecycle as lc
+from contracts.outcome import decode_outcome
 from contracts.protocol import HOSTED, Action, HostBot, SeatMessage, TurnRequest
 from dicestream import sdk
 from dicestream.runtime import running
@@ -73,8 +74,8 @@ async def test_a_plain_redis_json_bot_and_an_sdk_bot_play_a_full_game(
         assert scores == over.scores and len(scores) == 3
         agg = rebuild("proto", await RedisEventStore(client, keys).read("proto"))
         assert agg.status == m.OVER and agg.result is not None and agg.result.scores == scores
-        audit = [msgspec.json.decode(o) for o in await RedisEventStore(client, keys).audit("proto")]
-        assert all(o["status"] == "accepted" for o in audit if o["seat"] in (1, 2))  # no illegal move
+        audit = [decode_outcome(o, "proto") for o in await RedisEventStore(client, keys).audit("proto")]
+        assert all(o.status == "accepted" for o in audit if o.seat in (1, 2))  # no illegal move
         await cli.close()
 
 
@@ -175,8 +176,8 @@ async def test_sdk_bots_that_all_start_the_game_play_it_whoever_started_it(
         ]
         overs = await asyncio.wait_for(asyncio.gather(*bots), 90)
         assert overs[0].scores == overs[1].scores == overs[2].scores
-        audit = [msgspec.json.decode(o) for o in await RedisEventStore(client, keys).audit("all-start")]
-        starts = [o for o in audit if o["command_type"] == "lifecycle.StartGame"]
-        assert sum(o["status"] == "accepted" for o in starts) == 1
-        assert {o["rule"] for o in starts if o["status"] != "accepted"} <= {"GAME-NOT-OPEN", "GAME-SEATS-EMPTY"}
+        audit = [decode_outcome(o, "all-start") for o in await RedisEventStore(client, keys).audit("all-start")]
+        starts = [o for o in audit if o.command_type == "lifecycle.StartGame"]
+        assert sum(o.status == "accepted" for o in starts) == 1
+        assert {o.rule for o in starts if o.status != "accepted"} <= {"GAME-NOT-OPEN", "GAME-SEATS-EMPTY"}
         await cli.close()

@@ -15,6 +15,7 @@ import pytest
 import redis.asyncio as aredis
 
 from contracts import lifecycle as lc
+from contracts.outcome import CommandOutcome, decode_outcome
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
@@ -74,12 +75,12 @@ async def test_the_sender_of_an_own_intake_command_is_known_seat_or_no_seat(
         )
         await mallory.send_envelope(redirected)
 
-        async def judged() -> list[dict[str, object]]:
-            outcomes = [msgspec.json.decode(o) for o in await store.audit(game_id)]
-            return [o for o in outcomes if o["command_id"] == redirected.command_id]
+        async def judged() -> list[CommandOutcome]:
+            outcomes = [decode_outcome(o, game_id) for o in await store.audit(game_id)]
+            return [o for o in outcomes if o.command_id == redirected.command_id]
 
         (outcome,) = await wait_for(judged)
-        assert (outcome["status"], outcome["rule"], outcome["reply_client"]) == ("rejected", "GAME-REPLY-TO", "mallory")
+        assert (outcome.status, outcome.rule, outcome.reply_client) == ("rejected", "GAME-REPLY-TO", "mallory")
         assert await client.xlen(alice.reply_to) == before
         assert not [e for _, e in await store.read(game_id) if b"SeatJoined" in e]
         # A JoinSeat with no reply_to at all: the seat is still tied to its sender.
@@ -90,9 +91,9 @@ async def test_the_sender_of_an_own_intake_command_is_known_seat_or_no_seat(
             return any(b"SeatJoined" in e for _, e in await store.read(game_id))
 
         await wait_for(seated)
-        outcomes = [msgspec.json.decode(o) for o in await store.audit(game_id)]
-        (joined,) = [o for o in outcomes if o["command_id"] == silent.command_id]
-        assert (joined["status"], joined["reply_client"]) == ("accepted", "mallory")
+        outcomes = [decode_outcome(o, game_id) for o in await store.audit(game_id)]
+        (joined,) = [o for o in outcomes if o.command_id == silent.command_id]
+        assert (joined.status, joined.reply_client) == ("accepted", "mallory")
     await alice.close()
 
 

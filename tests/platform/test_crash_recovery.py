@@ -21,7 +21,7 @@ import redis.asyncio as aredis
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.outcome import Reply
+from contracts.outcome import Reply, decode_outcome
 from dicestream.runtime import running
 from games import match as m
 from services.broker import ensure_group
@@ -163,7 +163,7 @@ async def test_a_referee_killed_mid_batch_loses_no_command(
         mine = [cid for g, cid in sent if g == game_id]
         # At most one recorded outcome per command, whoever judged it and however often it was
         # delivered; every accepted command among them.
-        audited = [msgspec.json.decode(o)["command_id"] for o in await store.audit(game_id)]
+        audited = [decode_outcome(o, game_id).command_id for o in await store.audit(game_id)]
         accepted = [cid for cid in mine if got[cid].outcome.status == "accepted"]
         assert len(audited) == len(set(audited)) and set(accepted) <= set(audited) <= set(mine)
         assert agg.version == len(accepted)  # create and join each append one event
