@@ -15,9 +15,10 @@ target (the issue's) is every seat's share within 1/n +- 0.05.
 
 Seat numbers and turn positions differ: every game here picks its first player at random, so the
 seat table says only that seat numbers are fair. The position table says what a line-up of one
-kind gains from playing first, second, ...: a seat's position is the rank of its first turn taken
-alone (while the game waits on that seat only), which skips simultaneous set-up choices such as
-Prosperity's boards; a seat that never acts alone takes the last positions, in seat order.
+kind gains from playing first, second, ...: a seat's position is its place in the order of play
+the game declares (`GameSpec.turn_order`, read by `games.play.play_game`), else the rank of its
+first turn taken alone (while the game waits on that seat only); a seat that never acts alone
+takes the last positions, in seat order.
 """
 
 from __future__ import annotations

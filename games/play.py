@@ -46,6 +46,11 @@ def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: in
     result = game.match.result  # what GameEnded recorded: rules.result, asked once
     assert result is not None
     order += [s for s in range(num_players) if s not in order]
+    from games.catalog import spec_for  # here: the catalog imports the specs, which import this
+
+    spec = spec_for(rules.name)
+    if spec is not None and spec.turn_order is not None:
+        order = spec.turn_order(game.state)
     return Played(
         result=result, events=game.events or [], state=game.state, commands=len(game.history), turn_order=order
     )

@@ -19,6 +19,12 @@ def _determinize(state: Any, rng: Rng) -> Any:
     return determinize(state, rng, RULES.data)
 
 
+def _turn_order(state: Any) -> list[int]:
+    # Play goes round from the first player (PRO-SETUP), who is fixed for the whole game.
+    n = len(state.players)
+    return [(state.first_player + k) % n for k in range(n)]
+
+
 SPEC = GameSpec(
     rules=RULES,
     title="Prosperity",
@@ -31,4 +37,5 @@ SPEC = GameSpec(
     golden_players=3,
     catalog_data=published,
     data_files=("data/prosperity.toml",),
+    turn_order=_turn_order,
 )

@@ -159,6 +159,13 @@ def test_turn_positions_follow_who_plays_first_not_the_seat_number() -> None:
         # Mechanica's first player is drawn at set-up, and play goes round from them.
         first = new_game(rules, 3, seed).state.first_player
         assert order == [(first + k) % 3 for k in range(3)]
+    # Prosperity waits on one seat outside its turn (the last board chosen at set-up, a count's
+    # choices): its positions come from its first player, not from who first acted alone.
+    prosperity = SPECS["prosperity"].rules
+    for i in range(6):
+        played = play_game(prosperity, [RandomBot(0), RandomBot(1), RandomBot(2)], f"positions-{i}", 3)
+        first = played.state.first_player
+        assert played.turn_order == [(first + k) % 3 for k in range(3)], i
     table = seat_shares(rules, [lambda s: RandomBot(s)], 3, 12, seed_prefix="positions")
     assert sum(s.wins for s in table.positions) == pytest.approx(sum(s.wins for s in table.seats))
     assert [s.seat for s in table.positions] == [0, 1, 2]
