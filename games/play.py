@@ -9,6 +9,7 @@ import msgspec
 
 from games.base import Result, Rules
 from games.bots import Bot
+from games.catalog import spec_for
 from games.offline import IllegalAction, new_game
 
 
@@ -22,8 +23,9 @@ class Played(msgspec.Struct, kw_only=True):
     events: list[msgspec.Struct]
     state: Any
     commands: int
-    # Seats in the order of their first turn taken alone (while the game waited on that seat
-    # only, so simultaneous set-up choices do not count); seats that never did, last, by number.
+    # Seats in order of play: the game's own (GameSpec.turn_order, read from the final state),
+    # else the order of their first turn taken alone (while the game waited on that seat only, so
+    # simultaneous set-up choices do not count); seats that never did, last, by number.
     turn_order: list[int] = msgspec.field(default_factory=list)
 
 
@@ -46,11 +48,11 @@ def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: in
     result = game.match.result  # what GameEnded recorded: rules.result, asked once
     assert result is not None
     order += [s for s in range(num_players) if s not in order]
-    from games.catalog import spec_for  # here: the catalog imports the specs, which import this
-
     spec = spec_for(rules.name)
     if spec is not None and spec.turn_order is not None:
         order = spec.turn_order(game.state)
+        if sorted(order) != list(range(num_players)):
+            raise ValueError(f"{rules.name}: turn_order gave {order}, not an order of the {num_players} seats")
     return Played(
         result=result, events=game.events or [], state=game.state, commands=len(game.history), turn_order=order
     )

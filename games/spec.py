@@ -69,10 +69,11 @@ class GameSpec:
     earlier_data: Mapping[str, str] = field(default_factory=dict)
     # The rules read from another data file (required with earlier_data).
     with_data: Callable[[Path], Rules[Any]] | None = None
-    # Seats in order of play from the first player, read from a state once set-up is over (turn
-    # positions in `dicestream balance`). None: the order in which seats first act alone, which is
-    # right only for a game that never waits on one seat outside its turn (Prosperity's counts do,
-    # and so does the last board chosen in its simultaneous set-up).
+    # Seats in order of play from the first player, read from the final state (so for a game whose
+    # first player is fixed once set up; turn positions in `dicestream balance`). None: the order
+    # in which seats first act alone, which is right only for a game that never waits on one seat
+    # outside its turn (Prosperity's counts do, and so does the last board chosen in its
+    # simultaneous set-up).
     turn_order: Callable[[Any], list[int]] | None = None
 
     @property

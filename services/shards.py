@@ -10,18 +10,21 @@ The referee reads the intake this way, the projector and the turn service the bu
   `max_deliveries` times. So a dead owner's commands are judged first, in order, by whoever takes
   its shard; the same path resumes a restarted process's own pending entries.
 * **Read** new entries: on a standalone Redis one XREADGROUP per unit of consecutive shards naming
-  at most `READ_STREAMS` streams; on a Redis Cluster one per shard (keys of different slots cannot
-  share a call); all in flight at once. The next read of a unit is sent as soon as its last one
-  returned, so Redis gathers the next batch while this one is handled; what the reads that have
-  returned hold is handled as one batch, in order.
+  at most `READ_STREAMS` streams together (a shard naming more is a unit alone); on a Redis
+  Cluster one per shard (keys of different slots cannot share a call); all in flight at once.
+  The next read of a unit is sent as soon as its last one returned, so Redis gathers the next
+  batch while this one is handled; what the reads that have returned hold is handled as one
+  batch, in order.
 * **Reclaim** this consumer's entries left pending by a failed batch once they are
   `reclaim_idle_ms` old (XAUTOCLAIM), with the same delivery limit.
 * **Re-stream**: when the list of a shard's streams changes (the referee's registered clients,
   `restream`), every owned shard is taken over again, which creates the new streams' groups and
   claims what reads cut short had delivered.
 * **Drain** a shard that is no longer its own: stop reading it, cancel its read in flight (what
-  that read took stays pending and is claimed by the next owner) and report it inactive once no
-  batch of it is being handled, so the lease loop can release it.
+  that read took stays pending: the next owner claims it for that shard, and this reader takes the
+  other shards of the unit over again at once) and report it inactive once no batch of it is
+  being handled, so the lease loop can release it. A unit that changes because a shard joins it
+  is cut short and taken over again the same way.
 
 A failed batch stays pending (reclaimed later). Any other fault, a Redis outage included, ends the
 loop; its supervisor logs it and starts it again.
@@ -98,6 +101,9 @@ class ShardReader:
         # Reads that finished, in the order they did: a step handles these, not every read in flight.
         self._ready: collections.deque[tuple[Unit, asyncio.Future[Any]]] = collections.deque()
         self._handling: set[int] = set()
+        # Shards whose read was cancelled: what it took is pending under this consumer, so a shard
+        # still read is taken over again (claimed at once, in order) before its unit reads anew.
+        self._cut_short: set[int] = set()
         self._wake = asyncio.Event()  # a read finished, or the shards or their streams changed
         # The units of the owned shards with the streams each one's read names, kept until the
         # owned shards or their streams (restream) change: a step at low load handles one entry.
@@ -137,7 +143,7 @@ class ShardReader:
                 await self._step(loop)
         finally:
             self._cancel_reads(set(self._reads))
-            self._ready.clear()
+            self._cut_short.clear()
             self.reading.clear()
             self._handling.clear()
 
@@ -158,6 +164,9 @@ class ShardReader:
         await self._reclaim_idle()
         units = self._units()
         self._cancel_reads({u for u in self._reads if u not in units})
+        for shard in sorted(self._cut_short & self.reading & self.wanted):
+            await self._take_over(shard)  # a neighbour's change of owner cut its unit's read short
+        self._cut_short.clear()
         for unit in units:
             if unit not in self._reads:
                 self._start_read(unit)
@@ -205,14 +214,18 @@ class ShardReader:
         self._reads[unit] = read
 
     def _finished(self, unit: Unit, read: asyncio.Future[Any]) -> None:
+        if not read.cancelled():
+            read.exception()  # retrieved: a step raises it; a read dropped or left at a fault is not logged
         self._ready.append((unit, read))
         self._wake.set()
 
     def _cancel_reads(self, units: set[Unit]) -> None:
         for unit in units:
             read = self._reads.pop(unit, None)
-            if read is not None and not read.done():
-                read.cancel()  # redis-py drops that connection; what the read took stays pending
+            if read is not None:
+                self._cut_short.update(unit)
+                if not read.done():
+                    read.cancel()  # redis-py drops that connection; what the read took stays pending
 
     async def _read_new(self, unit: Unit) -> list[tuple[bytes, Entries]]:
         streams = self._plan.get(unit) or {s: ">" for shard in unit for s in self.streams(shard)}
@@ -279,6 +292,7 @@ class ShardReader:
             await ensure_group(self.client, stream, self.group, self.group_start)
             handled += await self._claim(shard, stream, min_idle_ms=0)
         self.reading.add(shard)
+        self._cut_short.discard(shard)
         log.info("shard_taken_over", role=self.role, shard=shard, pending=handled)
 
     async def _claim(self, shard: int, stream: str, min_idle_ms: int) -> int:
