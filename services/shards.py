@@ -166,6 +166,7 @@ class ShardReader:
         self._cancel_reads({u for u in self._reads if u not in units})
         for shard in sorted(self._cut_short & self.reading & self.wanted):
             await self._take_over(shard)  # a neighbour's change of owner cut its unit's read short
+            loop.beat()
         self._cut_short.clear()
         for unit in units:
             if unit not in self._reads:

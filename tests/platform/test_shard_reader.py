@@ -43,15 +43,21 @@ async def test_a_unit_cut_short_by_a_joining_shard_loses_nothing_and_keeps_order
 
     # A reclaimer slower than the test: only the take-over can find what a cut read took.
     reader = ShardReader(
-        client, role="t", streams=lambda s: [stream(s)], group="g", consumer="me", handle=handle, block_ms=200
+        client,
+        role="t",
+        streams=lambda s: [stream(s)],
+        group="g",
+        consumer="me",
+        handle=handle,
+        block_ms=200,
+        reclaim_idle_ms=60_000,
     )
-    reader.reclaim_idle_ms = 60_000
     reader.assign({0})
     task = asyncio.ensure_future(reader.run(Loop("test", "reader", 60.0)))
     try:
 
         async def reading() -> bool:
-            return reader.reading == {0} and bool(reader._reads)
+            return reader.reading == {0} and reader.active() == {0}
 
         await wait_for(reading)
         await asyncio.sleep(0.1)  # its read is blocked in Redis
