@@ -397,8 +397,8 @@ def report(out: dict[str, Any], console: Console) -> None:
         f"Redis per finished game ({mem['games']} games, MEMORY USAGE): "
         f"[bold]{mem['bytes_per_game'] / 1024:.1f} KB[/] ({parts} KB); used_memory growth "
         f"{mem['used_memory_growth_per_game'] / 1024:.1f} KB; after archiving "
-        f"[bold]{mem['archived_bytes_per_game'] / 1024:.2f} KB[/], of which turn notices (capped per shard, "
-        f"not per game) {mem['archived_by_key'].get('turn notices', 0) / 1024:.2f} KB (files "
+        f"[bold]{mem['archived_bytes_per_game'] / 1024:.2f} KB[/], of which turn notices (trimmed once the bot "
+        f"runner has them) {mem['archived_by_key'].get('turn notices', 0) / 1024:.2f} KB (files "
         f"{mem['archive_file_bytes_per_game'] / 1024:.1f} KB a game). CPU columns: µs per accepted command."
     )
     before, after = " ".join(out["loadavg_before"]), " ".join(out["loadavg_after"])

@@ -28,6 +28,8 @@ EXTRA_PACKAGES_ENV = "DICESTREAM_GAME_PACKAGES"
 SPECS: dict[str, GameSpec] = {}
 GAMES: dict[str, Rules[Any]] = {}
 GREEDY: dict[str, Callable[[], Bot]] = {}
+# Per game, every rule-based bot kind it declares: "greedy" first, then GameSpec.bots.
+RULE_BOTS: dict[str, dict[str, Callable[[], Bot]]] = {}
 # The games of this repository (each has a golden playthrough, tests/golden/).
 BUILT_IN: set[str] = set()
 
@@ -102,6 +104,7 @@ def _install(specs: dict[str, GameSpec]) -> None:
     GAMES.update({name: spec.rules for name, spec in specs.items()})
     EARLIER.update(earlier)
     GREEDY.update({name: spec.greedy for name, spec in specs.items()})
+    RULE_BOTS.update({name: {"greedy": spec.greedy, **spec.bots} for name, spec in specs.items()})
 
 
 _install(load_specs([*PACKAGES, *_extra_packages()]))

@@ -25,6 +25,10 @@ from games.rng import Rng
 Determinizer = Callable[[Any, Rng], Any]
 
 
+# Bot kinds every game has (random, the spec's greedy) or the platform hosts (search): a game's own
+# `bots` take other names.
+RESERVED_BOTS = ("random", "greedy", "ismcts")
+
 # CreateGame's game_type and an envelope's type are bounded on the wire.
 MAX_NAME = MAX_WORD
 
@@ -75,6 +79,9 @@ class GameSpec:
     # outside its turn (Prosperity's counts do, and so does the last board chosen in its
     # simultaneous set-up).
     turn_order: Callable[[Any], list[int]] | None = None
+    # More rule-based bots, by kind name: hosted by the bot runner like greedy and playable in
+    # `dicestream tournament` and `balance` (Mechanica's "planner").
+    bots: Mapping[str, Callable[[], Bot]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -130,5 +137,10 @@ class GameSpec:
                 inspect.signature(self.catalog_data).bind(Path())
             except TypeError as exc:
                 raise GameSpecError(f"{name}: with earlier_data, catalog_data must take a data file's Path") from exc
+        taken = [k for k in self.bots if k in RESERVED_BOTS or not k.isidentifier() or not k.islower()]
+        if taken:
+            raise GameSpecError(
+                f"{name}: bot kinds {taken} must be lower-case identifiers other than {', '.join(RESERVED_BOTS)}"
+            )
         if self.rules.data_version in self.earlier_data:
             raise GameSpecError(f"{name}: {self.rules.data_version!r} is the current data, not an earlier one")

@@ -12,7 +12,7 @@ from contracts.protocol import Action, GameOver
 from contracts.registry import command_type, type_name, view_types
 from games import match as m
 from games.bots import RandomBot
-from games.catalog import GREEDY, spec_for
+from games.catalog import RULE_BOTS, spec_for
 from games.mcts import searcher
 from games.offline import OfflineGame, determinizer_for
 
@@ -83,10 +83,14 @@ class WireBot:
 
 def _kinds(game_type: str) -> dict[str, Callable[[int], Any]]:
     kinds: dict[str, Callable[[int], Any]] = {"random": RandomBot}
-    if game_type in GREEDY:
-        greedy = GREEDY[game_type]
-        kinds["greedy"] = lambda seed: greedy()
+    for kind, maker in RULE_BOTS.get(game_type, {}).items():
+        kinds[kind] = _seedless(maker)
     return kinds
+
+
+def _seedless(maker: Callable[[], Any]) -> Callable[[int], Any]:
+    """Rule-based bots choose the same way every time: the seed a request carries is not theirs."""
+    return lambda seed: maker()
 
 
 SEARCH_KINDS = ("ismcts",)

@@ -37,13 +37,15 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_HEALTH_ADDR": "host:port of /livez, /readyz and /metrics (default 127.0.0.1:9100; off: none)",
     "DICESTREAM_LOG_LEVEL": "debug, info, warning, error (default info)",
     "DICESTREAM_LOG_FORMAT": "json or console (default json)",
-    "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy,ismcts)",
+    "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy,planner,ismcts)",
     "DICESTREAM_ISMCTS_ITERATIONS": "bot runner: determinizations an ismcts bot searches per move (default 1000)",
     "DICESTREAM_ISMCTS_MS": "bot runner: the most time an ismcts bot thinks per move, in ms (default 1000)",
-    "DICESTREAM_TRIM_EVERY_MS": "referee: how often acknowledged intake and bus entries are trimmed "
-    "(default 10000; 0: never)",
+    "DICESTREAM_TRIM_EVERY_MS": "referee, turns: how often acknowledged intake, bus and turn-notice "
+    "entries are trimmed (default 10000; 0: never)",
     "DICESTREAM_BUS_GROUPS": "referee: consumer groups that must all exist before a bus stream is trimmed "
     "(default projector,turns)",
+    "DICESTREAM_NOTICE_GROUPS": "turns: consumer groups that must all exist before a turn-notice stream is "
+    "trimmed (default botrunner; without them the newest ~10000 per shard are kept)",
     "DICESTREAM_DEAD_KEPT": "referee: dead letters kept, the newest (default 100000; 0: all)",
     "DICESTREAM_SEAT_KEPT": "turns: messages a seat stream keeps, the newest (default 1; 0: all)",
     "DICESTREAM_SEAT_TTL_S": "turns: a seat stream is removed this long after its GameOver (default 3600; 0: never)",
@@ -92,12 +94,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     health_addr: str | None = "127.0.0.1:9100"
     log_level: str = "info"
     log_format: str = "json"
-    bots: tuple[str, ...] = ("random", "greedy", "ismcts")
+    bots: tuple[str, ...] = ("random", "greedy", "planner", "ismcts")
     ismcts_iterations: int = 1000
     ismcts_ms: int = 1000
     # Retention (docs/scaling.md, "Redis memory"): 0 turns each one off.
     trim_every_ms: int = 10000  # how often a referee trims its shards' acknowledged intake and bus
     bus_groups: tuple[str, ...] = ("projector", "turns")  # the bus is trimmed only once all exist
+    notice_groups: tuple[str, ...] = ("botrunner",)  # and the turn notices once these exist
     dead_kept: int = 100_000  # about this many dead letters are kept, the newest
     seat_ttl_s: int = 3600  # a finished game's seat streams are removed this long after GameOver
     seat_kept: int = 1  # messages a seat stream keeps, the newest (the latest request or GameOver)
@@ -190,11 +193,12 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         health_addr=None if health.lower() in ("", "off", "none") else health,
         log_level=_read(e, "DICESTREAM_LOG_LEVEL", "info", _choice(LOG_LEVELS), " | ".join(LOG_LEVELS)),
         log_format=_read(e, "DICESTREAM_LOG_FORMAT", "json", _choice(("json", "console")), "json | console"),
-        bots=tuple(b.strip() for b in e.get("DICESTREAM_BOTS", "random,greedy,ismcts").split(",") if b.strip()),
+        bots=tuple(b.strip() for b in e.get("DICESTREAM_BOTS", "random,greedy,planner,ismcts").split(",") if b.strip()),
         ismcts_iterations=_read(e, "DICESTREAM_ISMCTS_ITERATIONS", "1000", _count(1), "a whole number, at least 1"),
         ismcts_ms=_read(e, "DICESTREAM_ISMCTS_MS", "1000", _count(1), "milliseconds, at least 1"),
         trim_every_ms=_read(e, "DICESTREAM_TRIM_EVERY_MS", "10000", _count(0), "milliseconds, 0 = never trim"),
         bus_groups=_names(e, "DICESTREAM_BUS_GROUPS", "projector,turns"),
+        notice_groups=_names(e, "DICESTREAM_NOTICE_GROUPS", "botrunner"),
         dead_kept=_read(e, "DICESTREAM_DEAD_KEPT", "100000", _count(0), "a whole number, 0 = keep every one"),
         seat_ttl_s=_read(e, "DICESTREAM_SEAT_TTL_S", "3600", _count(0), "seconds, 0 = keep for ever"),
         seat_kept=_read(e, "DICESTREAM_SEAT_KEPT", "1", _count(0), "a whole number, 0 = keep every message"),

@@ -17,9 +17,13 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+import structlog
 from redis.exceptions import ResponseError
 
-from services.redis_conn import AnyRedis
+from services import metrics
+from services.redis_conn import AnyRedis, transient
+
+log = structlog.get_logger()
 
 MAX_PART = 2**64 - 1  # both parts of a stream entry id are unsigned 64-bit
 
@@ -78,3 +82,23 @@ async def trim(client: AnyRedis, stream: str, required: Collection[str] = ()) ->
     if point == ALL:
         return int(await client.xtrim(stream, maxlen=0, approximate=False))
     return int(await client.xtrim(stream, minid=point, approximate=False))
+
+
+async def trim_or_log(
+    client: AnyRedis, kind: str, stream: str, required: Collection[str] = (), keep: int | None = None
+) -> None:
+    """A service's retention round on one stream: `trim`, or with `keep` the newest `keep` entries.
+    Best effort: a stream that cannot be trimmed (a permission an operator's ACL file lacks, a
+    stream of another type) is logged and counted, and never stops the loop or the service; a Redis
+    outage is raised (the supervisor waits it out)."""
+    try:
+        if keep is not None:
+            gone = int(await client.xtrim(stream, maxlen=keep, approximate=False))
+        else:
+            gone = await trim(client, stream, required)
+        metrics.TRIMMED.labels(kind).inc(gone)
+    except Exception as exc:
+        if transient(exc):
+            raise
+        metrics.TRIM_FAILURES.labels(kind).inc()
+        log.warning("trim_failed", stream=stream, error=f"{type(exc).__name__}: {exc}"[:300])

@@ -76,14 +76,20 @@ class GreedyBot:
         self.data = data
 
     def choose(self, view: MechanicaView, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
-        d = self.data
         blueprints = [a for a in legal if isinstance(a, c.CompleteBlueprint)]
         if blueprints:
             return max(blueprints, key=lambda a: self._blueprint_gain(view, a))
         sells = [a for a in legal if isinstance(a, c.Sell)]
         if sells:
             return sells[0]
-        fac = _Factory(d, view, seat)
+        best = self._best_buy(view, legal, seat)
+        if best is not None:
+            return best
+        # A search may offer a subset of the legal commands (games.mcts): EndTurn need not be in it.
+        return next((a for a in legal if isinstance(a, c.EndTurn)), legal[0])
+
+    def _best_buy(self, view: MechanicaView, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct | None:
+        fac = _Factory(self.data, view, seat)
         days = self._days_left(view)
         best: msgspec.Struct | None = None
         best_score = MIN_SCORE
@@ -93,10 +99,7 @@ class GreedyBot:
             score = self._score(view, fac, days, a)
             if score > best_score:
                 best, best_score = a, score
-        if best is not None:
-            return best
-        # A search may offer a subset of the legal commands (games.mcts): EndTurn need not be in it.
-        return next((a for a in legal if isinstance(a, c.EndTurn)), legal[0])
+        return best
 
     def _days_left(self, view: MechanicaView) -> float:
         n = len(view.players)

@@ -8,6 +8,7 @@ from games.mechanica import RULES
 from games.mechanica.bots import GreedyBot
 from games.mechanica.components import published
 from games.mechanica.determinize import determinize
+from games.mechanica.planner import PlannerBot
 from games.mechanica.rule_ids import RULES_TEXT
 from games.spec import GameSpec
 
@@ -17,6 +18,7 @@ SPEC = GameSpec(
     contracts=wire,
     view=MechanicaView,
     greedy=lambda: GreedyBot(RULES.data),
+    bots={"planner": lambda: PlannerBot(RULES)},
     determinize=determinize,
     rules_doc="docs/rules/mechanica.md",
     rule_texts=RULES_TEXT,

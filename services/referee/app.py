@@ -26,10 +26,10 @@ from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.leases import leases_for
-from services.redis_conn import AnyRedis, connect, is_cluster, transient
+from services.redis_conn import AnyRedis, connect, is_cluster
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
-from services.retention import trim
+from services.retention import trim_or_log
 from services.service import Service, settle_gc
 from services.shards import ShardReader, reader_for
 from services.supervise import Loop, patiently
@@ -169,20 +169,7 @@ class RefereeService(Service):
             await asyncio.sleep(s.trim_every_ms / 1000)
 
     async def _trim(self, kind: str, stream: str, required: tuple[str, ...] = (), keep: int | None = None) -> None:
-        """Best effort: a stream that cannot be trimmed (a permission an operator's ACL file lacks,
-        a stream of another type) is logged and counted, and never stops the loop or the service;
-        a Redis outage is raised (the supervisor waits it out)."""
-        try:
-            if keep is not None:
-                gone = int(await self.client.xtrim(stream, maxlen=keep, approximate=False))
-            else:
-                gone = await trim(self.client, stream, required)
-            metrics.TRIMMED.labels(kind).inc(gone)
-        except Exception as exc:
-            if transient(exc):
-                raise
-            metrics.TRIM_FAILURES.labels(kind).inc()
-            log.warning("trim_failed", stream=stream, error=f"{type(exc).__name__}: {exc}"[:300])
+        await trim_or_log(self.client, kind, stream, required, keep)
 
     async def _watch_lag(self, loop: Loop) -> None:
         """Intake lag per owned shard and the dead-letter count, for /metrics (every 5 s)."""

@@ -36,6 +36,7 @@ from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
 from services.leases import leases_for
 from services.redis_conn import Entries, connect
+from services.retention import trim_or_log
 from services.service import Service, settle_gc
 from services.shards import Batch, reader_for
 from services.supervise import Loop
@@ -269,6 +270,20 @@ class TurnService(Service):
             await self.reader.measure_lag()
             await asyncio.sleep(5.0)
 
+    async def _retain(self, loop: Loop) -> None:
+        """Every trim_every_ms: trim the held shards' turn notices of what every reader group has
+        acknowledged, once all of notice_groups exist (services/retention.py); until then (no bot
+        runner yet) XADD's MAXLEN keeps the newest NOTICES_KEPT. Its one writer does it, as the
+        referee does for the bus."""
+        while True:
+            loop.beat()
+            for shard in sorted(self.reader.reading):
+                await self._trim(self.keys.turn_notices(shard))
+            await asyncio.sleep(self.settings.trim_every_ms / 1000)
+
+    async def _trim(self, stream: str) -> None:
+        await trim_or_log(self.client, "turn_notices", stream, self.settings.notice_groups)
+
     async def start(self) -> None:
         assert self.leases is not None
         self.supervisor.spawn("leases", self.leases.run)
@@ -276,6 +291,8 @@ class TurnService(Service):
         self.supervisor.spawn("timer", self._timer_loop)
         self.supervisor.spawn("repair", self._repair_loop)
         self.supervisor.spawn("lag", self._watch_lag, silence_s=60.0)
+        if self.settings.trim_every_ms:
+            self.supervisor.spawn("retention", self._retain, silence_s=max(120.0, self.settings.trim_every_ms / 250))
         settle_gc()
         log.info("turns_started", shards=self.settings.shards, holder=self.leases.holder)
 

@@ -449,7 +449,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         # R, D: a message Redis refused as older than the stream's newest is told stale, or the
         # stream (written before entry ids were versions) replaced (services/turns/app.py).
         "seat": {R, W, D},
-        "notices": {W},
+        "notices": {W, D},  # D: XTRIM of what the bot runner's group has acknowledged
         "timer": {W},
         "deadlines": {R, W},
         "leases:turns": {R, W},

@@ -163,7 +163,9 @@ def test_compose_environment_parses_into_settings() -> None:
         )
         settings = from_env(env)  # raises on a bad value, naming the variable
         assert isinstance(settings, Settings)
-        assert set(settings.bots) <= {"random", "greedy", "ismcts"}, f"{name}: unknown bot kinds {settings.bots}"
+        assert set(settings.bots) <= {"random", "greedy", "planner", "ismcts"}, (
+            f"{name}: unknown bot kinds {settings.bots}"
+        )
 
 
 def test_compose_gives_no_shards_and_no_shared_consumer_names() -> None:

@@ -1,6 +1,6 @@
 """Retention over a real Redis (standalone and cluster): streams lose only what every consumer
 group is done with, seat streams hold the latest message and expire after the game, dead letters
-are capped, and a whole bot game leaves no intake or bus entries behind."""
+are capped, and a whole bot game leaves no intake, bus or turn-notice entries behind."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ async def test_a_stream_loses_only_what_every_group_has_acknowledged(settings: S
     assert [i for i, _ in claimed] == ids[6:]
 
 
-async def test_a_whole_bot_game_leaves_no_intake_or_bus_entries_and_one_message_per_seat(
+async def test_a_whole_bot_game_leaves_no_intake_bus_or_notice_entries_and_one_message_per_seat(
     settings: Settings, redis_url: str, client: aredis.Redis
 ) -> None:
     settings = msgspec.structs.replace(settings, trim_every_ms=200, seat_ttl_s=600, dead_kept=5)
@@ -74,8 +74,8 @@ async def test_a_whole_bot_game_leaves_no_intake_or_bus_entries_and_one_message_
         await wait_for(over, timeout=60)
 
         async def trimmed() -> bool:
-            lengths = [await client.xlen(keys.intake(shard)), await client.xlen(keys.bus(shard))]
-            return lengths == [0, 0]
+            streams = [keys.intake(shard), keys.bus(shard), keys.turn_notices(shard)]
+            return [await client.xlen(s) for s in streams] == [0, 0, 0]
 
         await wait_for(trimmed, timeout=20)
         for seat in range(2):
@@ -108,17 +108,24 @@ def test_retention_settings_are_read_and_checked() -> None:
             "DICESTREAM_DEAD_KEPT": "50",
             "DICESTREAM_SEAT_KEPT": "0",
             "DICESTREAM_SEAT_TTL_S": "60",
+            "DICESTREAM_NOTICE_GROUPS": "botrunner,bot-audit",
         }
     )
-    assert (got.trim_every_ms, got.bus_groups, got.dead_kept, got.seat_kept, got.seat_ttl_s) == (
+    assert (got.trim_every_ms, got.bus_groups, got.dead_kept, got.seat_kept, got.seat_ttl_s, got.notice_groups) == (
         0,
         ("projector", "turns", "audit-copy"),
         50,
         0,
         60,
+        ("botrunner", "bot-audit"),
     )
     defaults = from_env({})
-    assert (defaults.trim_every_ms, defaults.bus_groups, defaults.seat_kept) == (10000, ("projector", "turns"), 1)
+    assert (defaults.trim_every_ms, defaults.bus_groups, defaults.seat_kept, defaults.notice_groups) == (
+        10000,
+        ("projector", "turns"),
+        1,
+        ("botrunner",),
+    )
     for name, value in (
         ("DICESTREAM_TRIM_EVERY_MS", "soon"),
         ("DICESTREAM_DEAD_KEPT", "-1"),

@@ -134,6 +134,7 @@ LOOPS = [
     ("projector", "leases", "leases", "tick"),
     ("turns", "bus", "reader", "_step"),
     ("turns", "timer", "", "fire_due"),
+    ("turns", "retention", "", "_trim"),
     ("botrunner", "notices", "notices", "_step"),
     ("botrunner", "seats", "runner", "answer"),
 ]
