@@ -425,9 +425,6 @@ def tournament(
     console.print(table)
 
 
-BALANCE_KINDS = ("random", "greedy")
-
-
 def _balance_counts(players: str, game: str) -> list[int]:
     from games.catalog import GAMES
 

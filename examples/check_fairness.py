@@ -467,7 +467,10 @@ def check(path: Path, data_path: Path | None, verbose: bool) -> Report:
     if cls is None:
         report.check("data", False, "v1 lifecycle.GameCreated", f"unknown game type {game_type!r}")
         return report
-    default = Path(__file__).resolve().parent.parent / "games" / game_type / "data" / f"{game_type}.toml"
+    folder = Path(__file__).resolve().parent.parent / "games" / game_type / "data"
+    # A game played on earlier data names its file: games/<game>/data/<data_version>.toml.
+    earlier = folder / (str(created["data_version"]).split("+", 1)[0] + ".toml")
+    default = earlier if earlier.is_file() else folder / f"{game_type}.toml"
     data = load_data(data_path or default, game_type, created["data_version"], report)
     if data is None:
         return report
@@ -501,7 +504,12 @@ def check(path: Path, data_path: Path | None, verbose: bool) -> Report:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path, help="an exported game (JSON Lines, as `dicestream export` writes)")
-    parser.add_argument("--data", type=Path, help="the game's data file (default: games/<game>/data/<game>.toml)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        help="the game's data file (default: games/<game>/data/<data_version>.toml when there is one, "
+        "else games/<game>/data/<game>.toml)",
+    )
     parser.add_argument("--verbose", action="store_true", help="one line per run that draws")
     args = parser.parse_args(argv)
     report = check(args.file, args.data, args.verbose)

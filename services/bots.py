@@ -63,6 +63,9 @@ class WireBot:
         self.bot = bot
         self.view_type = view_type
         self._view = msgspec.json.Decoder(view_type)
+        # A bot that thinks for milliseconds (Mechanica's planner) says so: the runner answers it
+        # in a worker thread, off the loop that renews its leases.
+        self.slow: bool = getattr(bot, "slow", False) is True
 
     def choose_action(self, view: dict[str, Any] | msgspec.Struct, legal: list[Action], seat: int) -> Action:
         """The same choice from decoded protocol `Action`s (a client holding dicts)."""

@@ -98,7 +98,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     ismcts_iterations: int = 1000
     ismcts_ms: int = 1000
     # Retention (docs/scaling.md, "Redis memory"): 0 turns each one off.
-    trim_every_ms: int = 10000  # how often a referee trims its shards' acknowledged intake and bus
+    trim_every_ms: int = 10000  # how often referees trim acknowledged intake and bus, turn services notices
     bus_groups: tuple[str, ...] = ("projector", "turns")  # the bus is trimmed only once all exist
     notice_groups: tuple[str, ...] = ("botrunner",)  # and the turn notices once these exist
     dead_kept: int = 100_000  # about this many dead letters are kept, the newest

@@ -22,6 +22,11 @@ ENGINE_SHARE = 0.5  # a printed action is not used every turn
 DIVE_DIE = 0.25  # a die spent on a dive could have done something else
 MAJORITY_ODDS = 0.6  # a museum lead may still be overtaken
 PIP = 0.01  # among equal uses, keep the higher dice
+# Where each die-using command holds its die: a use is valued once, whatever die shows it.
+_DIE_AT: dict[type[msgspec.Struct], int] = {
+    cls: cls.__struct_fields__.index("die")
+    for cls in (c.UseAction, c.Buy, c.Upgrade, c.SellToMuseum, c.SellToCollectors)
+}
 
 
 def _placed(cards: list[CardAt]) -> list[Placed]:
@@ -48,16 +53,18 @@ class GreedyBot:
         best: msgspec.Struct = legal[0]
         best_value = 0.0
         # The die only breaks ties, so value each use once whatever the die showing it.
-        memo: dict[bytes, float] = {}
+        memo: dict[tuple[object, ...], float] = {}
         for a in legal:
-            die = getattr(a, "die", 0)
-            key = type(a).__name__.encode() + msgspec.json.encode(msgspec.structs.replace(a, die=0)) if die else b""
-            value = memo.get(key) if die else None
-            if value is None:
+            at = _DIE_AT.get(type(a))
+            if at is None:
                 value = self._value(view, me, seat, cards, base, horizon, a)
-                if die:
-                    memo[key] = value
-            value -= PIP * die
+            else:
+                fields = msgspec.structs.astuple(a)
+                key = (type(a), fields[:at], fields[at + 1 :])
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = self._value(view, me, seat, cards, base, horizon, a)
+                value = found - PIP * fields[at]
             if value > best_value:
                 best, best_value = a, value
         return best

@@ -34,9 +34,35 @@ _NO_DRAWS = Rng(b"planner")
 _PLANNED = (c.Install, c.Recycle, c.BuyTruck, c.UpgradeTruck, c.BuyFork, c.SetFork)
 
 
+def runs_left(view: MechanicaView) -> int:
+    """Factory runs still to come (one at the start of each later workday) if nobody buys another
+    improvement, which can only bring the end nearer: the shop's rotations and draws of the rules'
+    `_end_turn` and the end test of `_end_workday`, played forward on the public counts."""
+    if view.over or not view.to_act:
+        return 0
+    n = len(view.players)
+    stack, extras = view.stack_size, view.extras_size
+    shop = [bool(s.improvement) for s in view.shop]
+    seat, runs = view.to_act[0], 0
+    while True:
+        shop = [False, *shop[:-1]]  # the turn ends: one notch, the last space into the Recycler
+        if stack:
+            stack, shop[0] = stack - 1, True
+        elif n == 4 and extras:
+            extras, shop[0] = extras - 1, True
+        if 2 <= n <= 3 and extras and shop[0] and not any(shop[1:]):
+            shop = [True, *shop[:-1]]  # the double rotation draws from the Extras
+            extras -= 1
+        seat = (seat + 1) % n
+        if seat == view.first_player:
+            if not stack and (n < 4 or not extras) and not any(shop):
+                return runs
+            runs += 1
+
+
 def table(view: MechanicaView, seat: int) -> MechanicaState:
-    """The game as `view` shows it, with `seat` to act: the hidden stack, Extras and piles below
-    their face-up cards are HIDDEN, which no buy reads."""
+    """The game as `view` shows it, with `seat` to act (none once it is over): the hidden stack,
+    Extras and piles below their face-up cards are HIDDEN, which no buy reads."""
     cols = view.board.cols
     players = []
     for pl in view.players:
@@ -66,12 +92,19 @@ def table(view: MechanicaView, seat: int) -> MechanicaState:
         discard=list(view.discard),
         workday=view.workday,
         first_player=view.first_player,
-        current=seat,
+        current=None if view.over else seat,
         bought=view.bought_this_turn,
+        over=view.over,
+        final_scores=list(view.final_scores),
+        winners=list(view.winners),
     )
 
 
 class PlannerBot(GreedyBot):
+    # It runs the rules forward for every buy (~10 ms a decision, up to ~130 ms): the bot runner
+    # answers it off its event loop (services/botrunner/app.py).
+    slow = True
+
     def __init__(self, rules: MechanicaRules) -> None:
         super().__init__(rules.data)
         self.rules = rules
@@ -81,9 +114,9 @@ class PlannerBot(GreedyBot):
         if not buys:
             return None
         state = table(view, seat)
-        runs = self.runs_left(view)
+        runs = runs_left(view)
         best: msgspec.Struct | None = None
-        best_worth = self.worth(state.players[seat], runs) + MIN_GAIN
+        best_worth = self.worth(state.players[seat], runs) + MIN_GAIN - 1  # worths are whole money
         for a in buys:
             events = self.rules.decide(state, seat, a, _NO_DRAWS)
             if isinstance(events, Rejected):
@@ -95,14 +128,6 @@ class PlannerBot(GreedyBot):
             if worth > best_worth:
                 best, best_worth = a, worth
         return best
-
-    def runs_left(self, view: MechanicaView) -> int:
-        """Factory runs still to come: one per workday after this one. A workday takes one turn
-        per seat, and each turn draws one improvement until the stock is empty; the shop then
-        empties as it rotates."""
-        n = len(view.players)
-        turns = view.stack_size + view.extras_size + sum(1 for s in view.shop if s.improvement)
-        return max(0, round(turns / n) - 1)
 
     def worth(self, p: PlayerState, runs: int) -> int:
         """Money, vault and end values at the end if the factory stays as it is: this turn's bots
@@ -129,7 +154,9 @@ class PlannerBot(GreedyBot):
 
 
 def _copy(p: PlayerState) -> PlayerState:
-    return PlayerState(wallet=p.wallet, vault=p.vault, tiles=p.tiles, holes=[h[:] for h in p.holes], forks=p.forks)
+    return PlayerState(
+        wallet=p.wallet, vault=p.vault, tiles=p.tiles[:], holes=[h[:] for h in p.holes], forks=p.forks[:]
+    )
 
 
 def _make(d: MechanicaData, sim: MechanicaState) -> None:

@@ -8,9 +8,10 @@ from contracts import prosperity as wire
 from contracts.views.prosperity import ProsperityView
 from games.prosperity import RULES
 from games.prosperity.bots import GreedyBot
-from games.prosperity.components import published
+from games.prosperity.components import load, published
 from games.prosperity.determinize import determinize
 from games.prosperity.rule_ids import RULES_TEXT
+from games.prosperity.rules import ProsperityRules
 from games.rng import Rng
 from games.spec import GameSpec
 
@@ -36,6 +37,8 @@ SPEC = GameSpec(
     rule_texts=RULES_TEXT,
     golden_players=3,
     catalog_data=published,
-    data_files=("data/prosperity.toml",),
+    data_files=("data/prosperity.toml", "data/prosperity-data-1.toml"),
+    earlier_data={"prosperity-data-1": "data/prosperity-data-1.toml"},
+    with_data=lambda path: ProsperityRules(load(path)),
     turn_order=_turn_order,
 )

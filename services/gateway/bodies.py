@@ -60,7 +60,8 @@ class JoinBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 
 class HostBotBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Seat a reference bot (hosted by the bot runner) of `kind` (random or greedy)."""
+    """Seat a reference bot (hosted by the bot runner) of `kind`: random, greedy, ismcts or a game's own
+    (Mechanica's planner), as the runner's DICESTREAM_BOTS lists."""
 
     kind: Annotated[str, Meta(min_length=1, max_length=32)]
     name: Name | None = None

@@ -41,6 +41,22 @@ def test_golden_playthrough_replays_and_verifies() -> None:
     assert verdict.seed_verified
 
 
+def test_a_game_recorded_on_earlier_data_replays_and_verifies_with_that_data() -> None:
+    """prosperity-3p.data1.jsonl is the golden game as recorded under prosperity-data-1, before
+    Bicycle paths was retuned: this build keeps that data (GameSpec.earlier_data), so every command
+    is judged again byte for byte with it, Bicycle paths' totals included."""
+    _, hist = h.parse_export((GOLDEN_DIR / "prosperity-3p.data1.jsonl").read_bytes().splitlines())
+    created = codec.event_payload(hist.events[0])
+    assert isinstance(created, lc.GameCreated) and created.data_version == "prosperity-data-1"
+    bought = [e for e in hist.events if e.type == "prosperity.TileBought" and b'"bicycle-paths"' in bytes(e.payload)]
+    assert bought  # a purchase the current data would total differently
+    _, final = h.replay(hist)
+    assert final.status == m.OVER and final.result is not None
+    verdict = h.verify(hist)
+    assert verdict.ok, verdict.findings
+    assert verdict.seed_verified
+
+
 def test_replay_stops_at_a_version_and_hides_secrets() -> None:
     steps, state = h.replay(golden(), to_version=30)
     assert len(steps) == 30 and state.version == 30

@@ -98,3 +98,31 @@ async def test_a_search_that_fails_costs_the_seat_its_look_ahead_not_its_move(
     report = await check_games(client, keys, settings.shards, games)
     assert report["commands"] > 10
     await store.close()
+
+
+async def test_a_planner_seat_thinks_off_the_event_loop_and_plays_a_whole_game(
+    settings: Settings, redis_url: str, client: aredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mechanica's planner takes milliseconds a decision: the runner answers it in a worker thread
+    (the loop that renews its leases is never held), and the game plays to its end."""
+    import threading
+
+    from games.mechanica.planner import PlannerBot
+
+    threads: set[bool] = set()
+    choose = PlannerBot.choose
+
+    def watched(self: PlannerBot, *args: object) -> msgspec.Struct:
+        threads.add(threading.current_thread() is threading.main_thread())
+        return choose(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PlannerBot, "choose", watched)
+    keys = Keys(settings.prefix)
+    store = RedisEventStore(client, keys)
+    async with running(settings, redis_url):
+        games = await host_games(client, settings, 1, game_type="mechanica", players=2, bots=("planner", "greedy"))
+        await wait_for(lambda: all_over(store, games), timeout=120, every=0.2)
+    report = await check_games(client, keys, settings.shards, games)
+    assert report["commands"] > 10
+    assert threads == {False}  # every planner decision ran off the main (event loop) thread
+    await store.close()

@@ -12,9 +12,9 @@ import pytest
 from contracts import codec
 from contracts.protocol import Action, LegalAction, TurnRequest, TurnRequestOut
 from contracts.registry import type_name
-from games.catalog import GAMES
+from games.catalog import GAMES, RULE_BOTS
 from games.offline import new_game
-from services.bots import RawTurnRequest, make_bot
+from services.bots import RawTurnRequest, kinds_for, make_bot
 
 
 def test_the_wire_struct_has_the_contract_fields_in_order() -> None:
@@ -54,10 +54,20 @@ def test_seat_messages_are_the_contract_bytes_and_bots_answer_alike(title: str) 
             )
             data = codec.encode(wire)
             assert data == codec.encode(contract)
-            # Two bots with the same seed choose alike: from dicts, and from the raw bytes.
-            by_dicts = make_bot("greedy", title, version).choose_action(view, contract.legal_actions, seat)
-            kind, payload = make_bot("greedy", title, version).choose(msgspec.json.decode(data, type=RawTurnRequest))
-            assert (kind, msgspec.json.decode(payload)) == (by_dicts.type, by_dicts.payload)
+            # Two bots of each rule-based kind (greedy, the game's own: Mechanica's planner) with
+            # the same seed choose alike: from dicts, and from the raw bytes; and choose a listed one.
+            for bot in RULE_BOTS[title]:
+                by_dicts = make_bot(bot, title, version).choose_action(view, contract.legal_actions, seat)
+                kind, payload = make_bot(bot, title, version).choose(msgspec.json.decode(data, type=RawTurnRequest))
+                assert (kind, msgspec.json.decode(payload)) == (by_dicts.type, by_dicts.payload)
+                assert by_dicts in contract.legal_actions
             game.apply(rng.choice(legal), seat)
             checked += 1
     assert checked > 20
+
+
+def test_a_game_s_own_bot_kind_is_hosted_for_that_game_only() -> None:
+    assert kinds_for("mechanica") == ["random", "greedy", "planner", "ismcts"]
+    assert kinds_for("sentient") == ["random", "greedy", "ismcts"]
+    with pytest.raises(ValueError, match="no bot 'planner' for sentient; known: random, greedy, ismcts"):
+        make_bot("planner", "sentient")

@@ -9,7 +9,7 @@ from contracts import mechanica as c
 from games.bots import RandomBot
 from games.mechanica import RULES
 from games.mechanica.bots import GreedyBot
-from games.mechanica.planner import PlannerBot, table
+from games.mechanica.planner import PlannerBot, runs_left, table
 from games.mechanica.state import MechanicaState
 from games.offline import new_game
 from games.play import play_game, tournament
@@ -40,13 +40,22 @@ def _buys(state: MechanicaState) -> list[c.Command]:
         _play(state, choice)
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
+class _EndsTurns:
+    """Sells and ends every turn: never buys, so the shop and stock run down by the rules alone."""
+
+    def choose(self, view: object, legal: list[c.Command], seat: int) -> c.Command:
+        return next((a for a in legal if isinstance(a, c.Sell)), None) or next(
+            a for a in legal if isinstance(a, c.EndTurn)
+        )
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 3, 4])
 def test_the_rebuilt_table_shows_the_view_it_was_built_from(num_players: int) -> None:
-    """At every decision of seeded games, the table rebuilt from the acting seat's view shows
-    that seat the same view and offers it the same commands."""
+    """At every decision of seeded games (random and planner seats), and at the end, the table
+    rebuilt from a seat's view shows that seat the same view and offers it the same commands."""
     for i in range(3):
         game = new_game(RULES, num_players, f"planner-table-{num_players}-{i}")
-        bots = [RandomBot(i * 10 + s) for s in range(num_players)]
+        bots = [RandomBot(i * 10 + s) if (i + s) % 2 else PlannerBot(RULES) for s in range(num_players)]
         while not game.is_terminal():
             seat = game.to_act()[0]
             view = game.view(seat)
@@ -54,6 +63,29 @@ def test_the_rebuilt_table_shows_the_view_it_was_built_from(num_players: int) ->
             assert RULES.view(rebuilt, seat) == view
             assert RULES.legal_actions(rebuilt, seat) == game.legal_actions(seat)
             game.apply(bots[seat].choose(view, game.legal_actions(seat), seat), seat)
+        final = game.view(0)
+        assert RULES.view(table(final, 0), 0) == final and RULES.legal_actions(table(final, 0), 0) == []
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 3, 4])
+def test_runs_left_is_exact_when_nobody_buys_and_an_upper_bound_when_they_do(num_players: int) -> None:
+    """At every decision: the factory runs still to come (WorkdayStarted events after it) equal
+    the forecast's count in games where nobody buys an improvement, and never exceed it in planner
+    games (a purchase can only bring the end nearer)."""
+    for makers, exact in (((_EndsTurns,), True), ((lambda: PlannerBot(RULES),), False)):
+        game = new_game(RULES, num_players, f"planner-runs-{num_players}", record_events=True)
+        bots = [makers[0]() for _ in range(num_players)]
+        said: list[tuple[int, int]] = []  # (events so far, runs_left)
+        while not game.is_terminal():
+            seat = game.to_act()[0]
+            view = game.view(seat)
+            said.append((len(game.events or []), runs_left(view)))
+            game.apply(bots[seat].choose(view, game.legal_actions(seat), seat), seat)
+        events = game.events or []
+        for at, expected in said:
+            actual = sum(isinstance(e, c.WorkdayStarted) for e in events[at:])
+            assert actual == expected if exact else actual <= expected, (at, actual, expected)
+        assert runs_left(game.view(0)) == 0
 
 
 def _merged(*rows: int) -> MechanicaState:
@@ -88,11 +120,15 @@ def test_given_every_lane_busy_when_two_share_a_truck_then_it_buys_the_big_truck
     assert bot.worth(state.players[0], 6) > small + 3  # it pays back its price and more
 
 
-def test_with_no_run_left_only_end_values_count() -> None:
+def test_with_no_run_left_only_money_and_end_values_count() -> None:
     state = set_up(2)
+    given(state, installed(0, tile("duplicator"), 3, 3))
     _play(state, c.Sell(row=3, model="basic"))
     p = state.players[0]
-    assert PlannerBot(RULES).worth(p, 0) == p.wallet + p.vault
+    p.vault = 4
+    end_value = DATA.tiles[tile("duplicator")].end_value
+    assert end_value > 0
+    assert PlannerBot(RULES).worth(p, 0) == p.wallet + 4 + end_value
 
 
 def test_the_planner_beats_greedy_and_buys_forks() -> None:
