@@ -279,6 +279,7 @@ class TurnService(Service):
             loop.beat()
             for shard in sorted(self.reader.reading):
                 await self._trim(self.keys.turn_notices(shard))
+                loop.beat()
             await asyncio.sleep(self.settings.trim_every_ms / 1000)
 
     async def _trim(self, stream: str) -> None:
