@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 import tomllib
 from collections.abc import Callable, Sequence
@@ -469,8 +470,10 @@ def check(path: Path, data_path: Path | None, verbose: bool) -> Report:
         return report
     folder = Path(__file__).resolve().parent.parent / "games" / game_type / "data"
     # A game played on earlier data names its file: games/<game>/data/<data_version>.toml.
-    earlier = folder / (str(created["data_version"]).split("+", 1)[0] + ".toml")
-    default = earlier if earlier.is_file() else folder / f"{game_type}.toml"
+    version = str(created["data_version"]).split("+", 1)[0]
+    earlier = folder / f"{version}.toml"
+    named = re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", version) is not None  # a name, never a path
+    default = earlier if named and earlier.is_file() else folder / f"{game_type}.toml"
     data = load_data(data_path or default, game_type, created["data_version"], report)
     if data is None:
         return report

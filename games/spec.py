@@ -129,6 +129,10 @@ class GameSpec:
             raise GameSpecError(f"{name}: golden_players {self.golden_players} is outside the game's player range")
         if self.earlier_data and self.with_data is None:
             raise GameSpecError(f"{name}: earlier_data needs with_data, the rules read from another data file")
+        misnamed = [f for v, f in self.earlier_data.items() if Path(f).name != f"{v.split('+', 1)[0]}.toml"]
+        if misnamed:
+            # examples/check_fairness.py (stdlib only, no catalog) finds an old game's data by name.
+            raise GameSpecError(f"{name}: earlier data files {misnamed} must be named <data_version>.toml (no '+hash')")
         unshipped = [f for f in self.earlier_data.values() if f not in self.data_files]
         if unshipped:
             raise GameSpecError(f"{name}: earlier data files {unshipped} must be listed in data_files too")

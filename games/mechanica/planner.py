@@ -101,7 +101,7 @@ def table(view: MechanicaView, seat: int) -> MechanicaState:
 
 
 class PlannerBot(GreedyBot):
-    # It runs the rules forward for every buy (~10 ms a decision, up to ~130 ms): the bot runner
+    # It runs the rules forward for every buy (~12 ms a decision, up to ~130 ms): the bot runner
     # answers it off its event loop (services/botrunner/app.py).
     slow = True
 

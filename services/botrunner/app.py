@@ -117,6 +117,7 @@ class BotRunner:
         self._think: dict[tuple[str, int], RawTurnRequest] = {}
         self._think_wake = asyncio.Event()
         self._thinking = asyncio.Lock()  # slow rule-based bots' batches, one worker thread at a time
+        self._in_flight: set[tuple[str, int]] = set()  # seats whose slow bot is thinking now
         self.searched = 0  # answers search bots chose (tests, reports)
 
     @property
@@ -287,14 +288,18 @@ class BotRunner:
             elif message.version > playing.hosted.answered and _searches(playing):
                 if playing.unreadable != message.version:
                     self._queue(key, message)
-            elif message.version > playing.hosted.answered:
+            elif message.version > playing.hosted.answered and key not in self._in_flight:
                 due_now.append((key, playing, message))
             elif now - playing.sent_at >= self.resend_s and playing.resends < RESENDS:
                 stalled.append((playing, message))
-        slow = any(getattr(playing.bot, "slow", False) for _, playing, _ in due_now)
-        answers = await self._choose(due_now, slow)
-        for (key, playing, message), answer in zip(due_now, answers, strict=True):
-            if slow and (self.seats.get(key) is not playing or shard_of(key[0], self.shards) not in self.loaded):
+        quick = [d for d in due_now if not _slow(d[1])]
+        slow = [d for d in due_now if _slow(d[1])]
+        results = [(d, a, False) for d, a in zip(quick, self._choose_now(quick), strict=True)]
+        if slow:
+            results += [(d, a, True) for d, a in zip(slow, await self._think_slow(slow), strict=True)]
+            now = time.monotonic()  # the answers leave now, not when the batch was read
+        for (key, playing, message), answer, thought in results:
+            if thought and (self.seats.get(key) is not playing or shard_of(key[0], self.shards) not in self.loaded):
                 continue  # the shard moved or the game ended while a slow bot thought: not ours to answer
             if isinstance(answer, CommandEnvelope):
                 sends.append((playing, answer))
@@ -437,6 +442,14 @@ class BotRunner:
                 if env is None:
                     continue
                 playing.sent = codec.encode(env)
+            elif playing.sent is None and _slow(playing):
+                key = (req.game_id, req.seat)
+                if key in self._in_flight:
+                    continue
+                [answer] = await self._think_slow([(key, playing, req)])
+                if not isinstance(answer, CommandEnvelope):
+                    continue  # unreadable: said when it was first asked
+                playing.sent = codec.encode(answer)
             playing.resends += 1
             data = playing.sent if playing.sent is not None else codec.encode(self._answer(playing, req))
             pipe.xadd(self.keys.intake(shard_of(req.game_id, self.shards)), {"data": data})
@@ -458,16 +471,21 @@ class BotRunner:
         except StopIteration as exc:
             raise RuntimeError("StopIteration in a search") from exc
 
-    async def _choose(
-        self, due: list[tuple[tuple[str, int], Playing, RawTurnRequest]], slow: bool
+    async def _think_slow(
+        self, due: list[tuple[tuple[str, int], Playing, RawTurnRequest]]
     ) -> list[CommandEnvelope | Exception]:
-        """The rule-based bots' answers, in order: on the loop when they are all quick (greedy
-        answers in ~0.05 ms), else all in one worker thread, one batch at a time (a bot object is
-        not shared between threads), so the leases and the other loops go on meanwhile."""
-        if not slow:
-            return self._choose_now(due)
-        async with self._thinking:
-            return await asyncio.to_thread(self._choose_now, due)
+        """Slow rule-based bots' answers (Mechanica's planner: milliseconds a decision; greedy
+        takes ~0.05 ms and answers on the loop), in a worker thread so that the leases and the
+        other loops go on meanwhile. One batch at a time, and a seat being thought about is left
+        out of other batches (a poll and a notice may ask for the same request): no bot object is
+        ever used by two threads at once."""
+        keys = {key for key, _, _ in due}
+        self._in_flight |= keys
+        try:
+            async with self._thinking:
+                return await asyncio.to_thread(self._choose_now, due)
+        finally:
+            self._in_flight -= keys
 
     def _choose_now(
         self, due: list[tuple[tuple[str, int], Playing, RawTurnRequest]]
@@ -478,6 +496,9 @@ class BotRunner:
                 out.append(self._answer(playing, message))
             except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
                 out.append(exc)
+            except StopIteration as exc:
+                # Raised out of a worker thread it would never reach the awaiting loop.
+                raise RuntimeError(f"bot raised StopIteration for {message.game_id} seat {message.seat}") from exc
         return out
 
     def _answer(self, playing: Playing, req: RawTurnRequest) -> CommandEnvelope:
@@ -498,6 +519,10 @@ class BotRunner:
 
 def _searches(playing: Playing) -> bool:
     return getattr(playing.bot, "needs_public", False) is True
+
+
+def _slow(playing: Playing) -> bool:
+    return getattr(playing.bot, "slow", False) is True
 
 
 class BotRunnerService(Service):

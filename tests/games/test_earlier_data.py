@@ -125,10 +125,16 @@ async def test_a_game_whose_data_this_build_lacks_is_refused_not_misjudged(
 def test_a_spec_must_ship_its_earlier_data(old_file: Path) -> None:
     spec = SPECS["mechanica"]
     loader = lambda path: MechanicaRules(load(path))  # noqa: E731
+    old = f"data/{OLD}.toml"
     with pytest.raises(GameSpecError, match="data_files"):
-        dataclasses.replace(spec, earlier_data={OLD: "data/old.toml"}, with_data=loader).check()
+        dataclasses.replace(spec, earlier_data={OLD: old}, with_data=loader).check()
     with pytest.raises(GameSpecError, match="with_data"):
-        dataclasses.replace(spec, earlier_data={OLD: "data/old.toml"}, data_files=("data/old.toml",)).check()
+        dataclasses.replace(spec, earlier_data={OLD: old}, data_files=(old,)).check()
+    # examples/check_fairness.py finds an old game's data file by its version alone.
+    with pytest.raises(GameSpecError, match=r"must be named <data_version>\.toml"):
+        dataclasses.replace(
+            spec, earlier_data={OLD: "data/old.toml"}, data_files=("data/old.toml",), with_data=loader
+        ).check()
 
 
 def test_an_earlier_file_must_hold_the_version_it_is_filed_under(old_file: Path) -> None:
@@ -145,7 +151,7 @@ def test_an_earlier_file_must_hold_the_version_it_is_filed_under(old_file: Path)
 
 def test_an_earlier_file_that_does_not_load_or_cannot_be_published_is_refused(tmp_path: Path) -> None:
     spec = SPECS["mechanica"]
-    missing = str(tmp_path / "gone.toml")
+    missing = str(tmp_path / "gone" / f"{OLD}.toml")
     loader = lambda path: MechanicaRules(load(path))  # noqa: E731
     gone = dataclasses.replace(spec, earlier_data={OLD: missing}, data_files=(missing,), with_data=loader)
     with pytest.raises(GameSpecError, match="does not load"):

@@ -126,3 +126,32 @@ async def test_a_planner_seat_thinks_off_the_event_loop_and_plays_a_whole_game(
     assert report["commands"] > 10
     assert threads == {False}  # every planner decision ran off the main (event loop) thread
     await store.close()
+
+
+async def test_a_slow_bot_that_raises_fails_its_batch_instead_of_hanging_the_runner(
+    settings: Settings, client: aredis.Redis
+) -> None:
+    """StopIteration cannot cross from a worker thread into the awaiting loop (the await would
+    never return, holding the thinking lock for good): it comes back as a RuntimeError, and the
+    next slow batch is thought about as usual."""
+    import asyncio
+
+    from services.botrunner.app import BotRunner, HostedSeat, Playing
+    from services.bots import RawTurnRequest
+
+    class Broken:
+        slow = True
+
+        def choose(self, req: RawTurnRequest) -> tuple[str, bytes]:
+            raise StopIteration
+
+    runner = BotRunner(client, Keys(settings.prefix), settings.shards, name="tests-broken")
+    hosted = HostedSeat(game_id="g", seat=0, token="t", kind="planner", game_type="mechanica")
+    req = RawTurnRequest(game_id="g", seat=0, version=3, view=msgspec.Raw(b"{}"), legal_actions=[])
+    due = [(("g", 0), Playing(hosted=hosted, bot=Broken()), req)]
+    with pytest.raises(RuntimeError, match="StopIteration"):
+        await asyncio.wait_for(runner._think_slow(due), timeout=5)
+    assert not runner._in_flight
+    with pytest.raises(RuntimeError):  # the lock was released: the next batch runs too
+        await asyncio.wait_for(runner._think_slow(due), timeout=5)
+    await runner.commands.close()
