@@ -442,15 +442,12 @@ def _balance_counts(players: str, game: str) -> list[int]:
 
 
 def _balance_makers(bots: str, game: str) -> tuple[list[str], list[Any]]:
-    from games.bots import RandomBot
-    from games.catalog import RULE_BOTS
+    from games.catalog import bot_makers
 
     kinds = [b.strip() for b in bots.split(",") if b.strip()]
     if not kinds:
         raise InputError("--bots: give at least one bot kind, e.g. greedy or greedy,random")
-    known: dict[str, Any] = {"random": RandomBot}
-    for kind, maker in RULE_BOTS.get(game, {}).items():
-        known[kind] = lambda seed, maker=maker: maker()
+    known = bot_makers(game)
     unknown = [b for b in kinds if b not in known]
     if unknown:
         raise InputError(f"no bot {', '.join(map(repr, unknown))} for {game}; known: {', '.join(known)}")

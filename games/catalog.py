@@ -16,7 +16,7 @@ from typing import Any
 
 from contracts import registry
 from games.base import Rules
-from games.bots import Bot
+from games.bots import Bot, RandomBot
 from games.spec import GameSpec, GameSpecError
 
 PACKAGES: tuple[str, ...] = ("games.sentient", "games.prosperity", "games.mechanica", "games.artifacts")
@@ -36,6 +36,20 @@ BUILT_IN: set[str] = set()
 
 # (game, data_version) -> the rules over that earlier data (GameSpec.earlier_data).
 EARLIER: dict[tuple[str, str], Rules[Any]] = {}
+
+
+def bot_makers(game_type: str) -> dict[str, Callable[[int], Bot]]:
+    """Every bot kind that plays `game_type` without searching, by name: `random` (seeded) and
+    the game's rule-based ones (RULE_BOTS), each built from a seed it may ignore."""
+    makers: dict[str, Callable[[int], Bot]] = {"random": RandomBot}
+    for kind, maker in RULE_BOTS.get(game_type, {}).items():
+        makers[kind] = _seedless(maker)
+    return makers
+
+
+def _seedless(maker: Callable[[], Bot]) -> Callable[[int], Bot]:
+    # Rule-based bots choose the same way every time: the seed a request carries is not theirs.
+    return lambda seed: maker()
 
 
 def rules_for(name: str, data_version: str | None = None) -> Rules[Any] | None:

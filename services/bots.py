@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -11,8 +10,7 @@ from contracts import codec
 from contracts.protocol import Action, GameOver
 from contracts.registry import command_type, type_name, view_types
 from games import match as m
-from games.bots import RandomBot
-from games.catalog import RULE_BOTS, spec_for
+from games.catalog import bot_makers, spec_for
 from games.mcts import searcher
 from games.offline import OfflineGame, determinizer_for
 
@@ -84,24 +82,12 @@ class WireBot:
         return type_name(choice), codec.encode(choice)
 
 
-def _kinds(game_type: str) -> dict[str, Callable[[int], Any]]:
-    kinds: dict[str, Callable[[int], Any]] = {"random": RandomBot}
-    for kind, maker in RULE_BOTS.get(game_type, {}).items():
-        kinds[kind] = _seedless(maker)
-    return kinds
-
-
-def _seedless(maker: Callable[[], Any]) -> Callable[[int], Any]:
-    """Rule-based bots choose the same way every time: the seed a request carries is not theirs."""
-    return lambda seed: maker()
-
-
 SEARCH_KINDS = ("ismcts",)
 
 
 def kinds_for(game_type: str) -> list[str]:
     """Every bot kind the runner can host in a `game_type` game."""
-    return [*_kinds(game_type), *SEARCH_KINDS]
+    return [*bot_makers(game_type), *SEARCH_KINDS]
 
 
 def make_bot(kind: str, game_type: str, seed: int = 0, budget: SearchBudget | None = None) -> Any:
@@ -112,7 +98,7 @@ def make_bot(kind: str, game_type: str, seed: int = 0, budget: SearchBudget | No
         raise ValueError(f"no game {game_type!r}; known: {', '.join(views)}")
     if kind in SEARCH_KINDS:
         return SearchWireBot(game_type, seed, budget or SearchBudget())
-    kinds = _kinds(game_type)
+    kinds = bot_makers(game_type)
     if kind not in kinds:
         raise ValueError(f"no bot {kind!r} for {game_type}; known: {', '.join(kinds_for(game_type))}")
     return WireBot(kinds[kind](seed), view_types()[game_type])
