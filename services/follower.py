@@ -1,5 +1,5 @@
 """Following game logs: folding a log (or its tail) into an aggregate, and a cache of aggregates
-that read-side services catch up from the logs, each event folded once.
+that read-side services catch up from the bus notices' entries or the logs, each event folded once.
 
 The referee folds strictly; readers (projector, turn service, gateway) fold leniently, skipping
 event types a newer version wrote instead of crashing.
@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import structlog
 
 from contracts import codec
+from contracts.bus import BusNotice, entry_crc
 from games import match as m
 from services.eventstore.base import EventStore
 
@@ -49,20 +50,69 @@ def rebuild(
 
 
 class LogFollower:
-    """Aggregates of recently moved games, caught up from their logs on demand: a game's first
-    catch-up reads its whole log, later ones only what was appended since, plus the last entry
-    already folded, to check it is still there as it was. It is not after a failover that lost
-    acknowledged writes (Redis replicates asynchronously) and a new history was written over the
-    same versions: then the game is folded again from its log."""
+    """Aggregates of recently moved games, caught up on demand. A bus notice that carries its
+    command's log entries (contracts/bus.py) is folded as it is when it continues the cached game:
+    its first version follows the cached one and it names the CRC-32 of the entry folded last.
+    Anything else (a game not cached, a gap, a notice without its entries) is caught up from the
+    log: the first catch-up reads the whole log, later ones only what was appended since, plus the
+    last entry already folded, to check it is still there as it was. Neither path folds over a
+    history rewritten under it (after a failover that lost acknowledged writes, Redis replicating
+    asynchronously, new events take the lost versions): the game is then folded again from its log."""
 
     def __init__(self, store: EventStore, cache_games: int = 20000) -> None:
         self.store = store
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
-        self._last: dict[str, int] = {}  # hash of the last folded entry, per cached game
+        self._last: dict[str, int] = {}  # CRC-32 of the last folded entry, per cached game
+        self.log_reads = 0  # games caught up from their logs (tests, metrics)
+
+    async def follow(self, notices: Iterable[tuple[BusNotice, list[tuple[int, bytes]] | None]]) -> list[m.Match]:
+        """The games these notices (with their entries, when they carry them) are about, caught up:
+        each in the order of its first notice."""
+        order: dict[str, None] = {}
+        from_log: set[str] = set()
+        for notice, events in notices:
+            g = notice.game_id
+            order[g] = None
+            if g in from_log or not self._fold_notice(notice, events):
+                from_log.add(g)
+        caught = {a.game_id: a for a in await self.catch_up([g for g in order if g in from_log])}
+        out = []
+        for g in order:
+            agg = caught.get(g) if g in from_log else self.cache.get(g)
+            if agg is not None:
+                out.append(agg)
+        return out
+
+    def _fold_notice(self, notice: BusNotice, events: list[tuple[int, bytes]] | None) -> bool:
+        """Fold a notice's entries onto the cached game if they continue it; False if the log must
+        be read instead. A notice the cached game is already past needs nothing."""
+        g = notice.game_id
+        agg = self.cache.get(g)
+        if agg is not None and notice.to_version <= agg.version:
+            return True
+        if events is None or notice.prev_crc is None:
+            return False
+        if agg is None:
+            if notice.from_version != 0 or notice.prev_crc != 0:
+                return False
+            agg = m.Match(game_id=g)
+        elif agg.version != notice.from_version or self._last.get(g) != notice.prev_crc:
+            return False
+        try:
+            folded = rebuild(g, events, agg, strict=False)
+        except Exception:
+            log.exception("notice_unreadable", game_id=g, version=notice.to_version)
+            self.forget(g)
+            return False
+        self._keep(g, folded, events)
+        return True
 
     async def catch_up(self, game_ids: Iterable[str]) -> list[m.Match]:
         ids = list(dict.fromkeys(game_ids))
+        if not ids:
+            return []
+        self.log_reads += len(ids)
         logs = await self.store.read_many({g: self.cache[g].version - 1 if g in self.cache else 0 for g in ids})
         diverged = [g for g in ids if g in self.cache and not self._continues(g, logs[g])]
         if diverged:
@@ -79,18 +129,21 @@ class LogFollower:
                 log.exception("log_unreadable", game_id=g)
                 self.forget(g)
                 continue
-            self.cache[g] = agg
-            self.cache.move_to_end(g)
-            if logs[g]:
-                self._last[g] = hash(logs[g][-1][1])
+            self._keep(g, agg, logs[g])
             out.append(agg)
+        return out
+
+    def _keep(self, game_id: str, agg: m.Match, entries: list[tuple[int, bytes]]) -> None:
+        self.cache[game_id] = agg
+        self.cache.move_to_end(game_id)
+        if entries:
+            self._last[game_id] = entry_crc(entries[-1][1])
         while len(self.cache) > self.cache_games:
             self._last.pop(self.cache.popitem(last=False)[0], None)
-        return out
 
     def _continues(self, game_id: str, entries: list[tuple[int, bytes]]) -> bool:
         version = self.cache[game_id].version
-        return bool(entries) and entries[0][0] == version and hash(entries[0][1]) == self._last.get(game_id)
+        return bool(entries) and entries[0][0] == version and entry_crc(entries[0][1]) == self._last.get(game_id)
 
     def clear(self) -> None:
         self.cache.clear()

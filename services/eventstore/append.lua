@@ -12,6 +12,8 @@
 --       n events, n private events, n public events ('' = withheld, '=' = the private one as is:
 --       most events hide nothing, and every argument byte costs the script), public rejection
 --       ('' = none),
+--       bus notice: KEYS index of the shard's bus (0 = none), the notice (its entry also holds
+--       every event of the command under a field named by its version, from the arguments above),
 --       m effects, m pairs (KEYS index, data) XADDed once the command is applied,
 --       ack: KEYS index of the intake stream (0 = none), group, entry id.
 -- Returns one reply per command applied or stopping: {'ok', new version} | {'dup', prior outcome}
@@ -37,6 +39,7 @@ for _ = 1, tonumber(ARGV[2]) do
   local events_at = a
   a = a + 2 * n
   local rejection = take()
+  local bus, notice = tonumber(take()), take()
   local m = tonumber(take())
   local effects_at = a
   a = a + 2 * m
@@ -83,6 +86,14 @@ for _ = 1, tonumber(ARGV[2]) do
   -- The outcome is stored once, in the audit; the hash finds it by command id.
   local audited = redis.call('XADD', KEYS[4], '*', 'data', outcome)
   if remember == '1' then redis.call('HSET', KEYS[3], command_id, audited) end
+  if bus > 0 then
+    local fields = {'data', notice}
+    for i = 1, n do
+      fields[#fields + 1] = tostring(v + i)
+      fields[#fields + 1] = ARGV[events_at + i - 1]
+    end
+    redis.call('XADD', KEYS[bus], '*', unpack(fields))
+  end
   for j = 0, m - 1 do
     -- pcall: a client's reply stream of the wrong type must not abort a script that has written.
     local key = KEYS[tonumber(ARGV[effects_at + 2 * j])]

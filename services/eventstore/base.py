@@ -28,6 +28,10 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     # the round trip that would otherwise publish and ack after the append.
     effects: list[tuple[str, bytes]] = []
     ack: tuple[str, str, bytes] | None = None
+    # Standalone Redis only: (bus stream, encoded BusNotice) XADDed by the same script, the entry
+    # holding the notice and every event of `events` under a field named by its version
+    # (contracts/bus.py), before the effects.
+    notice: tuple[str, bytes] | None = None
 
 
 class AppendResult(msgspec.Struct, frozen=True, kw_only=True):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contracts.bus import notice_fields
 from services.eventstore.base import CONFLICT, DUPLICATE, OK, SKIPPED, AppendRequest, AppendResult
 
 
@@ -13,6 +14,7 @@ class MemoryEventStore:
         self.audits: dict[str, list[bytes]] = {}
         # What requests' effects and acks would have written (standalone Redis does it in-script).
         self.streams: dict[str, list[bytes]] = {}
+        self.notices: dict[str, list[dict[str, bytes | str]]] = {}  # bus stream -> entries' fields
         self.acked: list[bytes] = []
 
     async def append_many(self, requests: list[AppendRequest]) -> list[AppendResult]:
@@ -45,6 +47,10 @@ class MemoryEventStore:
         if r.remember:
             seen[r.command_id] = r.outcome
         self.audits.setdefault(r.game_id, []).append(r.outcome)
+        if r.notice is not None:
+            self.streams.setdefault(r.notice[0], []).append(r.notice[1])
+            # The whole entry, as the script writes it (contracts.bus.notice_fields).
+            self.notices.setdefault(r.notice[0], []).append(notice_fields(r.notice[1], r.expected_version, r.events))
         for stream, data in r.effects:
             self.streams.setdefault(stream, []).append(data)
         if r.ack is not None:

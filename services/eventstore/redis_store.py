@@ -91,7 +91,9 @@ class RedisEventStore:
             for r in group:
                 args += [r.command_id, r.outcome, int(r.remember), len(r.events), *r.events]
                 args += [b"=" if p == e else b"" if p is None else p for e, p in zip(r.events, r.public, strict=True)]
-                args += [r.public_rejection or b"", len(r.effects)]
+                args += [r.public_rejection or b""]
+                args += [_key_index(keys, r.notice[0]), r.notice[1]] if r.notice else [0, b""]
+                args += [len(r.effects)]
                 for stream, data in r.effects:
                     args += [_key_index(keys, stream), data]
                 args += [_key_index(keys, r.ack[0]), r.ack[1], r.ack[2]] if r.ack else [0, b"", b""]

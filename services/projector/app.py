@@ -1,9 +1,10 @@
 """The projector: folds the bus into read models (game list, each game's public state).
 
 It is a trusted reader of the private logs (to rebuild aggregates) but writes only what
-`view(state, None)` and the summary expose. Bus entries only say which game moved; the projector
-catches its cached aggregate up from the log, so a lost or repeated bus entry cannot corrupt a
-model, and the stored bus position is written in the same MULTI as the models it covers.
+`view(state, None)` and the summary expose. A bus entry carries its command's log entries, which
+the projector folds into its cached aggregate when they continue it, and otherwise it catches the
+aggregate up from the log (services/follower.py), so a lost or repeated bus entry cannot corrupt a
+model; the stored bus position is written in the same MULTI as the models it covers.
 
 Projectors share the bus shards by leases like referees do (services/leases.py): one projector
 writes a shard's models at a time, so a slower one can never overwrite a newer model with an
@@ -20,7 +21,7 @@ import msgspec
 import structlog
 
 from contracts import codec
-from contracts.bus import notice_game_id
+from contracts.bus import BusNotice, read_notice
 from games import match as m
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
@@ -62,16 +63,16 @@ class Projector:
         if last is None:
             pos = cast(bytes | None, await self.client.get(self.rm.position(shard)))
             last = stream_id(pos) if pos else (0, 0)
-        game_ids: list[str] = []
+        notices: list[tuple[BusNotice, list[tuple[int, bytes]] | None]] = []
         for entry_id, fields in entries:
             if stream_id(entry_id) <= last:
                 continue  # already folded before a restart
-            game_id = notice_game_id(fields)
-            if game_id is None:
+            notice = read_notice(fields)
+            if notice is None:
                 log.warning("bus_entry_skipped", shard=shard, entry_id=entry_id.decode())
             else:
-                game_ids.append(game_id)
-        aggs = await self.catch_up(game_ids)
+                notices.append(notice)
+        aggs = await self.follower.follow(notices)
         pipe = self.client.pipeline(transaction=True)
         for agg in aggs:
             self._write(pipe, shard, agg)

@@ -28,7 +28,7 @@ from prometheus_client import Counter
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.bus import BusNotice
+from contracts.bus import BusNotice, entry_crc
 from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, Reply, decode_outcome, digest
 from contracts.upcast import outcome as upcast_outcome
 from games import match as m
@@ -86,6 +86,8 @@ class Referee:
         self.secret = secret
         self.group = group
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
+        # CRC-32 of each cached game's last log entry, which its next bus notice names.
+        self.tails: dict[str, int] = {}
         self.cache_games = cache_games
         self.inline_effects = inline_effects
         self.chunk = chunk
@@ -183,7 +185,14 @@ class Referee:
             if agg is None:
                 continue  # its log could not be folded: left pending, see _load
             try:
-                decided = [self.judge.plan(agg, item, now_ms) for item in items]
+                decided = []
+                tail = self.tails.get(game_id)
+                for item in items:
+                    plan, append = self.judge.plan(agg, item, now_ms, tail)
+                    decided.append((plan, append))
+                    tail = plan.tail_crc
+                if tail is not None:
+                    self.tails[game_id] = tail  # a failed append evicts the game, and this with it
             except Exception:
                 # A bug or bad data must not sink the batch: this game's commands stay pending,
                 # are redelivered by the reclaimer and dead-lettered after max_deliveries.
@@ -284,16 +293,18 @@ class Referee:
             for game_id, entries in logs.items():
                 try:
                     self.cache[game_id] = rebuild(game_id, entries)
+                    self.tails[game_id] = entry_crc(entries[-1][1]) if entries else 0
                 except Exception:
                     log.exception("log_unreadable", game_id=game_id)
         for g in game_ids:
             if g in self.cache:
                 self.cache.move_to_end(g)
         while len(self.cache) > self.cache_games:
-            self.cache.popitem(last=False)
+            self.tails.pop(self.cache.popitem(last=False)[0], None)
 
     def _evict(self, game_id: str) -> None:
         self.cache.pop(game_id, None)
+        self.tails.pop(game_id, None)
 
     def _count(self, plan: Planned) -> None:
         self._counted(plan.item, plan.outcome, plan.game_type)
@@ -331,6 +342,8 @@ class Referee:
 
     def _publish(self, plan: Planned, sink: Sink) -> None:
         self._count(plan)
+        if (notice := self.judge.notice_entry(plan)) is not None:
+            sink.add(*notice)
         for stream, data in self.judge.effects(plan):
             sink.add(stream, {"data": data})
 

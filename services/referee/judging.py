@@ -17,7 +17,7 @@ import msgspec
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.bus import BusNotice
+from contracts.bus import BusNotice, entry_crc, notice_fields
 from contracts.envelope import SCHEMA_VERSION, STORED_SCHEMA, CommandEnvelope, StoredEvent
 from contracts.outcome import ACCEPTED, NULL, REJECTED, CommandOutcome, digest, stored_outcome
 from contracts.registry import type_name
@@ -45,6 +45,10 @@ class Planned(msgspec.Struct, kw_only=True):
     token: str | None
     encoded: bytes  # the outcome, encoded once for the command record, the audit and the reply
     game_type: str = ""  # for the metrics ("" until the game exists)
+    events: list[bytes] = []  # the log entries an accepted command appends
+    notice: bytes | None = None  # its bus notice, encoded (accepted commands only)
+    # CRC-32 of the game's last log entry once this command is appended (contracts/bus.py).
+    tail_crc: int | None = None
 
 
 class EncodedReply(msgspec.Struct, frozen=True, kw_only=True):
@@ -100,7 +104,10 @@ class Judge:
         )
         return req, token
 
-    def plan(self, agg: m.Match, item: Item, now_ms: int) -> tuple[Planned, AppendRequest]:
+    def plan(self, agg: m.Match, item: Item, now_ms: int, tail_crc: int | None = None) -> tuple[Planned, AppendRequest]:
+        """`tail_crc`: CRC-32 of the game's last log entry (0 with no log), which the bus notice
+        names so that its readers fold its events onto that entry only; None when not known (the
+        notice is then a wake-up without events)."""
         env = item.env
         judged = agg.version
         token = None
@@ -147,6 +154,7 @@ class Judge:
                 token=None,
                 encoded=codec.encode(outcome),
                 game_type=agg.game_type,
+                tail_crc=tail_crc,
             )
             return plan, AppendRequest(
                 game_id=agg.game_id,
@@ -172,6 +180,12 @@ class Judge:
             else:
                 public.append(None if shown is None else codec.encode(self.stored(shown, env, now_ms)))
         outcome = CommandOutcome(status=ACCEPTED, to_version=agg.version, payload=env.payload, **base)  # type: ignore[arg-type]
+        notice = BusNotice(
+            game_id=agg.game_id,
+            from_version=judged,
+            to_version=agg.version,
+            prev_crc=tail_crc if private else None,
+        )
         plan = Planned(
             item=item,
             outcome=outcome,
@@ -179,6 +193,9 @@ class Judge:
             token=token,
             encoded=codec.encode(outcome),
             game_type=agg.game_type,
+            events=private,
+            notice=codec.encode(notice),
+            tail_crc=entry_crc(private[-1]) if private else tail_crc,
         )
         return plan, AppendRequest(
             game_id=agg.game_id,
@@ -194,7 +211,21 @@ class Judge:
         if not self.inline_effects:
             return {}
         item = plan.item
-        return {"effects": self.effects(plan), "ack": (item.stream, self.group, item.entry_id)}
+        out: dict[str, Any] = {"effects": self.effects(plan), "ack": (item.stream, self.group, item.entry_id)}
+        if plan.notice is not None:
+            out["notice"] = (self.bus(plan.outcome.game_id), plan.notice)
+        return out
+
+    def bus(self, game_id: str) -> str:
+        return self.keys.bus(shard_of(game_id, self.shards))
+
+    def notice_entry(self, plan: Planned) -> tuple[str, dict[str, bytes | str]] | None:
+        """An applied command's bus entry (stream, fields), written after its append where the
+        append script cannot write it (a Redis Cluster: the bus is in another slot)."""
+        if plan.notice is None:
+            return None
+        o = plan.outcome
+        return self.bus(o.game_id), notice_fields(plan.notice, o.judged_at_version, plan.events)
 
     @staticmethod
     def stored(event: msgspec.Struct, cmd: CommandEnvelope, now_ms: int) -> StoredEvent:
@@ -214,16 +245,9 @@ class Judge:
     # ---- effects -------------------------------------------------------------------------------
 
     def effects(self, plan: Planned) -> list[tuple[str, bytes]]:
-        """What an applied command publishes: its bus notice (if accepted) and its reply."""
+        """What an applied command publishes besides its bus notice: its reply."""
         o = plan.outcome
         out: list[tuple[str, bytes]] = []
-        if o.status == ACCEPTED:
-            notice = BusNotice(
-                game_id=o.game_id,
-                from_version=o.judged_at_version,
-                to_version=o.to_version,
-            )
-            out.append((self.keys.bus(shard_of(o.game_id, self.shards)), codec.encode(notice)))
         reply_to = self.answer_to(plan.item, o)
         if reply_to:
             reply = EncodedReply(outcome=msgspec.Raw(plan.encoded), token=plan.token)

@@ -1,6 +1,7 @@
 """The turn service: tells each seat when it must act, and enforces move deadlines.
 
-For every game that moved (a bus entry), it catches its aggregate up from the log and posts a
+For every game that moved (a bus entry), it folds the entry's events into its cached aggregate (or
+catches it up from the log: services/follower.py) and posts a
 `TurnRequest` (view, legal actions, version, deadline) on the stream of each seat the game waits
 for, or `GameOver` when it ended, then a `TurnNotice` per request on the shard's notice stream
 (hosts of many seats, like the bot runner, read that instead of every seat stream). Deadlines live
@@ -25,7 +26,7 @@ from redis.exceptions import ResponseError
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.bus import notice_game_id
+from contracts.bus import read_notice
 from contracts.envelope import CommandEnvelope
 from contracts.protocol import GameOver, LegalAction, SeatMessage, TurnNotice, TurnRequestOut
 from contracts.registry import type_name
@@ -35,7 +36,7 @@ from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
 from services.leases import leases_for
-from services.redis_conn import Entries, connect
+from services.redis_conn import Entries, connect, is_cluster
 from services.retention import trim_or_log
 from services.service import Service, settle_gc
 from services.shards import Batch, reader_for
@@ -103,16 +104,23 @@ class TurnService(Service):
 
     async def _on_bus(self, batch: Batch) -> None:
         for stream, entries in batch:
-            game_ids = [g for g in (notice_game_id(f) for _, f in entries) if g is not None]
-            await self.notify(game_ids, ack=(stream, [entry_id for entry_id, _ in entries]))
+            notices = [n for n in (read_notice(f) for _, f in entries) if n is not None]
+            aggs = await self.follower.follow(notices)
+            await self.post(aggs, ack=(stream, [entry_id for entry_id, _ in entries]))
 
-    async def notify(self, game_ids: list[str], ack: tuple[str, list[bytes]] | None = None) -> None:
-        """Post the requests of these games' current state; then their notices, and with `ack`
-        (a bus stream, entry ids) acknowledge those entries, in one round trip."""
-        aggs = await self.follower.catch_up(game_ids)
+    async def notify(self, game_ids: list[str]) -> None:
+        """Post the requests of these games' current state, caught up from their logs."""
+        await self.post(await self.follower.catch_up(game_ids))
+
+    async def post(self, aggs: list[m.Match], ack: tuple[str, list[bytes]] | None = None) -> None:
+        """Post the requests of these games' current state and their notices, and with `ack` (a bus
+        stream, entry ids) acknowledge those entries. On a standalone server all of it goes in one
+        round trip, each notice behind its request (Redis runs a pipeline in order, so a notice
+        never announces a request its reader cannot find yet); on a cluster the notices and the ack
+        wait until the requests are written, which may sit on other nodes."""
         now_ms = int(time.time() * 1000)
+        inline = not is_cluster(self.client)
         pipe = self.client.pipeline(transaction=False)
-        notices: list[tuple[str, bytes]] = []
         posts: list[tuple[int, str, bytes, tuple[str, bytes]]] = []  # (reply index, stream, data, notice)
         calls = 0
         for agg in aggs:
@@ -120,13 +128,22 @@ class TurnService(Service):
             for seat, message in turn_requests(agg, now_ms):
                 seat_stream = self.keys.seat(agg.game_id, seat)
                 data = codec.encode(message)
-                notice = TurnNotice(game_id=agg.game_id, seat=seat, version=message.version)
-                posts.append((calls, seat_stream, data, (self.keys.turn_notices(shard), codec.encode(notice))))
+                notice = (
+                    self.keys.turn_notices(shard),
+                    codec.encode(TurnNotice(game_id=agg.game_id, seat=seat, version=message.version)),
+                )
+                posts.append((calls, seat_stream, data, notice))
                 calls += self._post(pipe, seat_stream, data, message)
+                if inline:
+                    # Announced even if Redis refuses the request as not newer than the stream's
+                    # newest: its reader then answers that newer one, as it would anyway.
+                    calls += self._announce(pipe, [notice])
                 if isinstance(message, TurnRequestOut) and message.deadline_ms is not None:
                     member = f"{agg.game_id}|{seat}|{agg.version}"
                     pipe.zadd(self.keys.deadlines(shard), {member: message.deadline_ms})
                     calls += 1
+        if inline and ack:
+            pipe.xack(ack[0], GROUP, *ack[1])
         replies = await pipe.execute(raise_on_error=False)
         for error in (r for r in replies if isinstance(r, Exception) and not _older(r)):
             raise error
@@ -134,20 +151,23 @@ class TurnService(Service):
         await self._shrink_finished(
             aggs, {stream for i, stream, _, _ in posts if not isinstance(replies[i], Exception)}
         )
-        notices += [notice for i, _, _, notice in posts if not isinstance(replies[i], Exception)]
+        notices = [] if inline else [notice for i, _, _, notice in posts if not isinstance(replies[i], Exception)]
         notices += await self._stale_or_legacy(refused)
         posted = time.monotonic()
         for agg in aggs:
             self._posted[agg.game_id] = posted
-        if notices or ack:
-            # Only once the requests are written (on a cluster they may sit on other nodes): a
-            # notice must never announce a request its reader cannot find yet.
+        if notices or (ack and not inline):
             pipe = self.client.pipeline(transaction=False)
-            for stream, data in notices:
-                pipe.xadd(stream, {"data": data}, maxlen=NOTICES_KEPT, approximate=True)
-            if ack:
+            self._announce(pipe, notices)
+            if ack and not inline:
                 pipe.xack(ack[0], GROUP, *ack[1])
             await pipe.execute()
+
+    @staticmethod
+    def _announce(pipe: Any, notices: list[tuple[str, bytes]]) -> int:
+        for stream, data in notices:
+            pipe.xadd(stream, {"data": data}, maxlen=NOTICES_KEPT, approximate=True)
+        return len(notices)
 
     async def _shrink_finished(self, aggs: list[m.Match], written: set[str]) -> None:
         """Write the seat streams of the games whose GameOver was just written (not those posted
