@@ -29,7 +29,7 @@ from services.leases import leases_for
 from services.redis_conn import AnyRedis, connect, is_cluster
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
-from services.retention import trim_or_log
+from services.retention import Trim, trim_all
 from services.service import Service, settle_gc
 from services.shards import ShardReader, reader_for
 from services.supervise import Loop, patiently
@@ -158,18 +158,19 @@ class RefereeService(Service):
         s = self.settings
         while True:
             loop.beat()
+            trims: list[Trim] = []
             for shard in sorted(self.reader.reading):
                 former = [self.keys.client_intake(shard, c) for c in sorted(self.former_clients)]
-                for stream in [*self._streams(shard), *former]:
-                    await self._trim("intake", stream)
-                await self._trim("bus", self.keys.bus(shard), s.bus_groups)
-                loop.beat()
+                trims += [Trim("intake", stream) for stream in [*self._streams(shard), *former]]
+                trims.append(Trim("bus", self.keys.bus(shard), s.bus_groups))
             if s.dead_kept:
-                await self._trim("dead", self.keys.dead_letter, keep=s.dead_kept)
+                trims.append(Trim("dead", self.keys.dead_letter, keep=s.dead_kept))
+            await self._trim(trims)
+            loop.beat()
             await asyncio.sleep(s.trim_every_ms / 1000)
 
-    async def _trim(self, kind: str, stream: str, required: tuple[str, ...] = (), keep: int | None = None) -> None:
-        await trim_or_log(self.client, kind, stream, required, keep)
+    async def _trim(self, trims: list[Trim]) -> None:
+        await trim_all(self.client, trims)
 
     async def _watch_lag(self, loop: Loop) -> None:
         """Intake lag per owned shard and the dead-letter count, for /metrics (every 5 s)."""

@@ -37,7 +37,7 @@ from services.eventstore.redis_store import RedisEventStore
 from services.follower import LogFollower
 from services.leases import leases_for
 from services.redis_conn import Entries, connect, is_cluster
-from services.retention import trim_or_log
+from services.retention import Trim, trim_all
 from services.service import Service, settle_gc
 from services.shards import Batch, reader_for
 from services.supervise import Loop
@@ -253,11 +253,16 @@ class TurnService(Service):
             await asyncio.sleep(self.repair_s)
 
     async def fire_due(self) -> int:
-        """Send a ForceDefault for every passed deadline of the shards this service holds."""
+        """Send a ForceDefault for every passed deadline of the shards this service holds (asked of
+        every shard in one round trip: this runs five times a second)."""
         now_ms = int(time.time() * 1000)
         fired = 0
-        for shard in sorted(self.reader.reading):
-            due = cast(list[bytes], await self.client.zrangebyscore(self.keys.deadlines(shard), 0, now_ms))
+        shards = sorted(self.reader.reading)
+        pipe = self.client.pipeline(transaction=False)
+        for shard in shards:
+            pipe.zrangebyscore(self.keys.deadlines(shard), 0, now_ms)
+        dues = cast(list[list[bytes]], await pipe.execute() if shards else [])
+        for shard, due in zip(shards, dues, strict=True):
             for member in due:
                 # ZREM first: if two holders overlap, whichever removes it sends the command.
                 if not await self.client.zrem(self.keys.deadlines(shard), member):
@@ -297,13 +302,13 @@ class TurnService(Service):
         referee does for the bus."""
         while True:
             loop.beat()
-            for shard in sorted(self.reader.reading):
-                await self._trim(self.keys.turn_notices(shard))
-                loop.beat()
+            notices = [self.keys.turn_notices(shard) for shard in sorted(self.reader.reading)]
+            await self._trim([Trim("turn_notices", s, self.settings.notice_groups) for s in notices])
+            loop.beat()
             await asyncio.sleep(self.settings.trim_every_ms / 1000)
 
-    async def _trim(self, stream: str) -> None:
-        await trim_or_log(self.client, "turn_notices", stream, self.settings.notice_groups)
+    async def _trim(self, trims: list[Trim]) -> None:
+        await trim_all(self.client, trims)
 
     async def start(self) -> None:
         assert self.leases is not None

@@ -4,9 +4,12 @@ are capped, and a whole bot game leaves no intake, bus or turn-notice entries be
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 import pytest
 import redis.asyncio as aredis
+import structlog
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -15,7 +18,7 @@ from dicestream.runtime import running
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
-from services.retention import trim, trim_point
+from services.retention import Trim, trim, trim_all, trim_point
 from tests.platform.test_redis_integration import wait_for
 
 pytestmark = pytest.mark.redis
@@ -49,6 +52,54 @@ async def test_a_stream_loses_only_what_every_group_has_acknowledged(settings: S
     assert await trim(client, stream) == 0
     _, claimed, *_ = await client.xautoclaim(stream, "a", "d", min_idle_time=0, start_id="0-0")
     assert [i for i, _ in claimed] == ids[6:]
+
+
+async def test_a_retention_round_trims_many_streams_in_three_round_trips(settings: Settings, client: Any) -> None:
+    """trim_all over streams in every state trims each as `trim` would, one pipeline per step:
+    a stream two groups have partly read, one lacking a required group, one capped, one that
+    does not exist, and one that is not a stream (logged, the rest trimmed all the same)."""
+    keys = Keys(settings.prefix)
+    partly, lacking, capped, absent, wrong = (keys.client_intake(s, "r") for s in range(5))
+    ids = [await client.xadd(partly, {"d": str(i)}) for i in range(6)]
+    for stream in (lacking, capped):
+        for i in range(5):
+            await client.xadd(stream, {"d": str(i)})
+    for group in ("a", "b"):
+        await client.xgroup_create(partly, group, id="0")
+    await client.xgroup_create(lacking, "a", id="0")
+    await client.xreadgroup("a", "c", {partly: ">"}, count=4)
+    await client.xreadgroup("a", "c", {lacking: ">"})
+    await client.xack(partly, "a", *ids[:2])
+    await client.xreadgroup("b", "c", {partly: ">"}, count=5)
+    await client.xack(partly, "b", *ids[:5])
+    await client.xack(lacking, "a", *[i for i, _ in await client.xrange(lacking)])
+    await client.set(wrong, "not a stream")
+    rounds = 0
+    real = client.pipeline
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        nonlocal rounds
+        rounds += 1
+        return real(*args, **kw)
+
+    client.pipeline = counted
+    with structlog.testing.capture_logs() as logs:
+        await trim_all(
+            client,
+            [
+                Trim("t", partly),
+                Trim("t", lacking, required=("a", "b")),
+                Trim("t", capped, keep=2),
+                Trim("t", absent),
+                Trim("t", wrong),
+            ],
+        )
+    client.pipeline = real
+    assert rounds <= 3
+    assert [i for i, _ in await client.xrange(partly)] == ids[2:]  # a still has 3..4 pending
+    assert await client.xlen(lacking) == 5 and await client.xlen(capped) == 2
+    assert not await client.exists(absent) and await client.get(wrong) == b"not a stream"
+    assert [e["stream"] for e in logs if e["event"] == "trim_failed"] == [wrong]
 
 
 async def test_a_whole_bot_game_leaves_no_intake_bus_or_notice_entries_and_one_message_per_seat(
