@@ -256,7 +256,7 @@ class BotRunner:
         """Read the latest message of each seat's stream and answer it if it is an unanswered
         request; then acknowledge `acks` (notice stream, entry ids) with the last writes."""
         if not keys:
-            await self._settle(self.redis.pipeline(transaction=False), acks)
+            await self._send([], time.monotonic(), self.redis.pipeline(transaction=False), acks)
             return 0
         now = time.monotonic()
         asked = [(key, playing) for key in keys if (playing := self.seats.get(key)) is not None]
@@ -316,32 +316,52 @@ class BotRunner:
                 )
         if stalled:
             await self._resend(stalled, now)
-        record = self.redis.pipeline(transaction=False)
-        await self._send(sends, now, record)
+        pipe = self.redis.pipeline(transaction=False)
         for playing in done:
             h = playing.hosted
             self.seats.pop((h.game_id, h.seat), None)
-            record.hdel(self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat))
-        await self._settle(record, acks)
-        return len(sends)
+            pipe.hdel(self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat))
+        return await self._send(sends, now, pipe, acks)
 
-    async def _send(self, sends: list[tuple[Playing, CommandEnvelope]], now: float, record: Any) -> None:
-        """Write the answers; queue on `record` the seat records that mark them answered."""
-        if not sends:
-            return
-        pipe = self.redis.pipeline(transaction=False)
-        for _, env in sends:
-            pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": codec.encode(env)})
-        await pipe.execute()  # raises if a send failed: nothing is marked answered, retried at the next poll
+    async def _send(
+        self,
+        sends: list[tuple[Playing, CommandEnvelope]],
+        now: float,
+        pipe: Any,
+        acks: list[tuple[str, list[bytes]]] | None = None,
+    ) -> int:
+        """Write the answers, the seat records that mark them answered, what `pipe` already holds
+        and then `acks` (notice stream, entry ids), in one round trip; returns the answers sent. An
+        answer Redis refuses leaves its seat unanswered here (it is answered again at the next
+        poll); its record, written alongside, only makes a runner restarted meanwhile resend it
+        after RESEND_S (a restarted runner resends every answer the game has not moved past)."""
+        first = len(pipe)
+        encoded = [codec.encode(env) for _, env in sends]
+        for (_, env), data in zip(sends, encoded, strict=True):
+            pipe.xadd(self.keys.intake(shard_of(env.game_id, self.shards)), {"data": data})
         for playing, env in sends:
+            h = msgspec.structs.replace(playing.hosted, answered=env.expected_version)
+            pipe.hset(self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat), codec.encode(h))
+        for stream, ids in acks or ():
+            if ids:
+                pipe.xack(stream, GROUP, *ids)
+        if not len(pipe):
+            return 0
+        replies = await pipe.execute(raise_on_error=False)
+        sent = 0
+        for (playing, env), data, reply in zip(sends, encoded, replies[first : first + len(sends)], strict=True):
+            if isinstance(reply, Exception):
+                log.warning("answer_not_sent", game_id=env.game_id, seat=env.seat, error=str(reply)[:200])
+                continue
             assert env.expected_version is not None
             playing.hosted.answered = env.expected_version
             playing.moves += 1
-            playing.sent, playing.sent_at, playing.resends = codec.encode(env), now, 0
-            h = playing.hosted
-            record.hset(
-                self.hosted_key(shard_of(h.game_id, self.shards)), seat_field(h.game_id, h.seat), codec.encode(h)
-            )
+            playing.sent, playing.sent_at, playing.resends = data, now, 0
+            sent += 1
+        answers = range(first, first + len(sends))
+        if failed := [r for i, r in enumerate(replies) if i not in answers and isinstance(r, Exception)]:
+            raise failed[0]  # a record or an ack: the notices stay pending and are delivered again
+        return sent
 
     def _queue(self, key: tuple[str, int], req: RawTurnRequest) -> None:
         queued = self._think.get(key)
@@ -391,9 +411,7 @@ class BotRunner:
             env = fallback
         if self.seats.get(key) is not playing or shard_of(req.game_id, self.shards) not in self.loaded:
             return  # the shard moved or the game ended while it thought: the seat is not ours to record
-        record = self.redis.pipeline(transaction=False)
-        await self._send([(playing, env)], time.monotonic(), record)
-        await record.execute()
+        await self._send([(playing, env)], time.monotonic(), self.redis.pipeline(transaction=False))
 
     def _fallback(self, playing: Playing, req: RawTurnRequest) -> CommandEnvelope | None:
         """The search bot's prior's answer; None (said once per request) when it cannot read the
@@ -412,14 +430,6 @@ class BotRunner:
                 )
             return None
         return self._envelope(playing, req, kind, payload)
-
-    async def _settle(self, pipe: Any, acks: list[tuple[str, list[bytes]]] | None) -> None:
-        """Run the seat records queued on `pipe`, and the acks, in one round trip."""
-        for stream, ids in acks or ():
-            if ids:
-                pipe.xack(stream, GROUP, *ids)
-        if len(pipe):
-            await pipe.execute()
 
     async def _resend(self, stalled: list[tuple[Playing, RawTurnRequest]], now: float) -> None:
         """Send again the answers to requests whose game has not moved since (its public stream

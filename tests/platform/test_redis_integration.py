@@ -14,6 +14,8 @@ from contracts import lifecycle as lc
 from contracts.protocol import HOSTED, HostBot
 from dicestream.runtime import running
 from games import match as m
+from services.botrunner.app import GROUP as BOTS
+from services.botrunner.app import BotRunner, HostedSeat, Playing, seat_field
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
@@ -240,3 +242,33 @@ async def test_a_bot_game_of_every_title_plays_to_the_end_and_verifies(
     report = await check_games(client, keys, settings.shards, games)
     assert report["commands"] > 10
     await store.close()
+
+
+async def test_a_refused_answer_leaves_its_seat_unanswered_and_the_rest_of_the_batch_lands(
+    settings: Settings, client: aredis.Redis
+) -> None:
+    """A bot runner writes a batch's answers, their seat records and the notices' acks in one
+    round trip: an answer Redis refuses (here its shard's intake is not a stream) is not marked
+    answered, and the other answers, records and acks go through."""
+    keys = Keys(settings.prefix)
+    runner = BotRunner(client, keys, settings.shards)
+    games = {shard_of(g, settings.shards): g for g in (f"refused-{i}" for i in range(40))}
+    good, bad = list(games.values())[:2]
+    await client.set(keys.intake(shard_of(bad, settings.shards)), "not a stream")
+    notices = keys.turn_notices(0)
+    await client.xgroup_create(notices, BOTS, id="0", mkstream=True)
+    entry_id = await client.xadd(notices, {"data": b"{}"})
+    await client.xreadgroup(BOTS, "c", {notices: ">"})
+    sends = []
+    for gid in (good, bad):
+        playing = Playing(
+            hosted=HostedSeat(game_id=gid, seat=0, token="t", kind="random", game_type="sentient"), bot=None
+        )
+        env = envelope(gid, lc.StartGame(), seat=0, expected_version=3)
+        sends.append((playing, env))
+    assert await runner._send(sends, time.monotonic(), client.pipeline(transaction=False), [(notices, [entry_id])]) == 1
+    assert [p.hosted.answered for p, _ in sends] == [3, -1]
+    assert await client.xlen(keys.intake(shard_of(good, settings.shards))) == 1
+    record = await client.hget(runner.hosted_key(shard_of(good, settings.shards)), seat_field(good, 0))
+    assert record is not None and msgspec.json.decode(record, type=HostedSeat).answered == 3
+    assert (await client.xpending(notices, BOTS))["pending"] == 0
