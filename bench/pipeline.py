@@ -34,6 +34,7 @@ from bench.harness import (
     Replies,
     Stats,
     Worker,
+    command_stats,
     loadavg,
     start_workers,
     stop_workers,
@@ -48,13 +49,14 @@ from dicestream.loop import run as run_loop
 from services import logs
 from services.archive import ArchiveFolder, archive_game
 from services.botrunner.app import BotRunner
-from services.eventstore.keys import Keys
+from services.eventstore.keys import Keys, shard_of
+from services.readmodel import ReadModelKeys
 from services.redis_conn import AnyRedis, Entries, connect
 
 SHARDS = 8
 ROLES = ("referee", "projector", "turns", "botrunner")
 PLAYERS = (2, 3, 4)
-FILLERS = 4  # games created at once when the loop tops the pool up
+FILLERS = 16  # games created at once when the loop tops the pool up (a thousand games need many)
 
 
 class Sizes(msgspec.Struct, frozen=True):
@@ -124,15 +126,21 @@ class Loop:
                 await asyncio.sleep(0.05)
 
     async def _reap(self) -> None:
+        """Every 0.25 s, which running games are over, from the read models' summaries: one HMGET
+        per shard (few calls, so that the Redis calls per command stay the pipeline's)."""
+        rm = ReadModelKeys(self.keys)
         while True:
-            ids = list(self.running)
+            by_shard: dict[int, list[str]] = {}
+            for g in self.running:
+                by_shard.setdefault(shard_of(g, SHARDS), []).append(g)
             pipe = self.redis.pipeline(transaction=False)
-            for g in ids:
-                pipe.xrevrange(self.keys.log(g), count=1)
-            for g, last in zip(ids, await pipe.execute(), strict=True):
-                if last and b'"type":"lifecycle.SeedRevealed"' in cast(Entries, last)[0][1][b"data"]:
-                    self.running.discard(g)
-                    self.finished.append(g)
+            for shard, ids in by_shard.items():
+                pipe.hmget(rm.games(shard), ids)
+            for ids, summaries in zip(by_shard.values(), await pipe.execute(), strict=True):
+                for g, raw in zip(ids, summaries, strict=True):
+                    if raw is not None and b'"status":"over"' in raw:
+                        self.running.discard(g)
+                        self.finished.append(g)
             await asyncio.sleep(0.25)
 
     async def _run(self) -> None:
@@ -200,11 +208,12 @@ async def pipeline_level(
     r: AnyRedis, keys: Keys, loop: Loop, procs: dict[str, Worker], redis_pid: int, n: int, seconds: float
 ) -> dict[str, Any]:
     loop.target = n
-    await loop.wait_full()
+    await loop.wait_full(120.0 + n / 5)
     await asyncio.sleep(1.0)  # the pool's first turns settle
     referee = procs["referee"]
     meter = CpuMeter(groups={**{name: [w.pid] for name, w in procs.items()}, "redis": [redis_pid]})
     before = accepted(referee)
+    stats_before = await command_stats(r)
     since_ms = int(time.time() * 1000)
     meter.start()
     t0 = time.perf_counter()
@@ -217,6 +226,7 @@ async def pipeline_level(
     elapsed = time.perf_counter() - t0
     until_ms = int(time.time() * 1000)
     commands = accepted(referee) - before
+    stats_after = await command_stats(r)
     if commands <= 0:
         raise BenchError(f"no command accepted in {seconds} s at {n} games")
     moved = list(loop.running) + loop.finished[-4 * n :]
@@ -234,6 +244,13 @@ async def pipeline_level(
         "turn_p50_ms": percentile(lat, 50),
         "turn_p99_ms": percentile(lat, 99),
         "turns_measured": len(lat),
+        # Redis calls per accepted command, by command (a script's own calls in their rows too,
+        # as INFO commandstats counts them; the bench's INFO calls left out).
+        "redis_calls_per_command": {
+            name: (calls - stats_before.get(name, (0, 0))[0]) / commands
+            for name, (calls, _) in sorted(stats_after.items())
+            if name != "info" and calls > stats_before.get(name, (0, 0))[0]
+        },
         "others_cpu_share": cpu["others"] / cpu["machine_total"] if cpu["machine_total"] else None,
     }
 
@@ -362,6 +379,10 @@ def _summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "turn_p50_ms": _med(runs, "turn_p50_ms"),
         "turn_p99_ms": _med(runs, "turn_p99_ms"),
         "others_cpu_share": _med(runs, "others_cpu_share") if runs[0]["others_cpu_share"] is not None else None,
+        "redis_calls_per_command": {
+            n: statistics.median(r["redis_calls_per_command"].get(n, 0.0) for r in runs)
+            for n in sorted({n for r in runs for n in r["redis_calls_per_command"]})
+        },
     }
 
 
@@ -391,6 +412,10 @@ def report(out: dict[str, Any], console: Console) -> None:
             f"{lvl['without_bots_us'] / ref:.1f}x",
         )
     console.print(table)
+    for lvl in out["e"]:
+        calls = lvl["redis_calls_per_command"]
+        top = ", ".join(f"{n} {c:.2f}" for n, c in sorted(calls.items(), key=lambda kv: -kv[1])[:8])
+        console.print(f"Redis calls per accepted command at N={lvl['games']}: {sum(calls.values()):.1f} ({top})")
     mem = out["memory"]
     parts = ", ".join(f"{k} {v / 1024:.1f}" for k, v in mem["by_key"].items())
     console.print(

@@ -657,6 +657,42 @@ def test_scripts_run_with_their_callers_permissions_only(acl_redis: AclRedis) ->
     assert admin.xlen("ds:reply:alice:x") == 1
 
 
+async def test_a_referee_whose_acl_line_predates_xlen_still_appends(acl_redis: AclRedis) -> None:
+    """The append script reads a game's version with XLEN of its log; an operator's older file
+    grants the referee no XLEN there: the script then reads the log's last entry, as before, and
+    appends at the right versions (Redis's ACL LOG records the refusal)."""
+    from services.eventstore.base import OK, AppendRequest
+
+    admin = acl_redis.sync("admin")
+    line = next(x for x in ACL_FILE.read_text().splitlines() if x.startswith("user referee "))
+    assert " (+xlen %R~ds:game:{*}:log)" in line
+    admin.execute_command(
+        "ACL", "SETUSER", "referee", "reset", *line.replace(" (+xlen %R~ds:game:{*}:log)", "").split()[2:]
+    )
+    referee = connect(acl_redis.url("referee"))
+    store = RedisEventStore(referee, KEYS)
+
+    def append(version: int, command: str) -> AppendRequest:
+        return AppendRequest(
+            game_id="old-acl",
+            expected_version=version,
+            command_id=command,
+            outcome=b"{}",
+            events=[b"{}"],
+            public=[None],
+        )
+
+    assert [r.status for r in await store.append_many([append(0, "a"), append(1, "b")])] == [OK, OK]
+    assert [r.version for r in await store.append_many([append(2, "c")])] == [3]
+    assert [r.status for r in await store.append_many([append(2, "d")])] == ["conflict"]
+    assert [v for v, _ in await store.read("old-acl")] == [1, 2, 3]
+    refused = [e for e in acl_redis.acl_log() if e["username"] == "referee"]
+    assert refused and {(e["reason"], e["object"]) for e in refused} == {("key", KEYS.log("old-acl"))}
+    await store.close()
+    await referee.aclose()
+    admin.close()
+
+
 def test_a_trusted_client_may_do_what_its_user_says(acl_redis: AclRedis) -> None:
     """Allowed: XADD to its own intake, whether it is registered, read and delete its own reply
     streams, read public and seat streams; the client user's connection set-up (HELLO, PING,
