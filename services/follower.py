@@ -49,77 +49,89 @@ def rebuild(
     return agg
 
 
+# How many versions back a follower remembers each game's entries by their CRC-32: a bus entry it
+# is already past is checked against them, and a log read against the one it asked from.
+KEPT_CRCS = 16
+
+
 class LogFollower:
     """Aggregates of recently moved games, caught up on demand. A bus notice that carries its
     command's log entries (contracts/bus.py) is folded as it is when it continues the cached game:
-    its first version follows the cached one and it names the CRC-32 of the entry folded last.
-    Anything else (a game not cached, a gap, a notice without its entries) is caught up from the
-    log: the first catch-up reads the whole log, later ones only what was appended since, plus the
-    last entry already folded, to check it is still there as it was. Neither path folds over a
-    history rewritten under it (after a failover that lost acknowledged writes, Redis replicating
-    asynchronously, new events take the lost versions): the game is then folded again from its log."""
+    its first version follows the cached one and it names the CRC-32 of the entry folded at that
+    version; one the cached game is already past needs nothing if its last entry is the one folded
+    at its version. Anything else (a game not cached, a gap, a notice without its entries, one that
+    names other entries) is caught up from the log: the first catch-up reads the whole log, later
+    ones only what was appended since, plus the last entry already folded, to check it is still
+    there as it was. So neither path folds over a history rewritten under it (after a failover that
+    lost acknowledged writes, Redis replicating asynchronously, new events take the lost versions)
+    once an entry of the new history reaches it: the game is then folded again from its log."""
 
     def __init__(self, store: EventStore, cache_games: int = 20000) -> None:
         self.store = store
         self.cache: OrderedDict[str, m.Match] = OrderedDict()
         self.cache_games = cache_games
-        self._last: dict[str, int] = {}  # CRC-32 of the last folded entry, per cached game
+        # Per cached game, the CRC-32 of the entries folded at its last KEPT_CRCS versions.
+        self._crcs: dict[str, dict[int, int]] = {}
         self.log_reads = 0  # games caught up from their logs (tests, metrics)
 
     async def follow(self, notices: Iterable[tuple[BusNotice, list[tuple[int, bytes]] | None]]) -> list[m.Match]:
         """The games these notices (with their entries, when they carry them) are about, caught up:
         each in the order of its first notice."""
-        order: dict[str, None] = {}
-        from_log: set[str] = set()
+        order: dict[str, m.Match | None] = {}
+        from_log: list[str] = []
         for notice, events in notices:
             g = notice.game_id
-            order[g] = None
-            if g in from_log or not self._fold_notice(notice, events):
-                from_log.add(g)
-        caught = {a.game_id: a for a in await self.catch_up([g for g in order if g in from_log])}
-        out = []
-        for g in order:
-            agg = caught.get(g) if g in from_log else self.cache.get(g)
-            if agg is not None:
-                out.append(agg)
-        return out
+            if g in order and order[g] is None:
+                continue  # its log will be read: that covers this notice too
+            order[g] = self._fold_notice(notice, events)
+            if order[g] is None:
+                from_log.append(g)
+        for agg in await self.catch_up(from_log):
+            order[agg.game_id] = agg
+        return [agg for agg in order.values() if agg is not None]
 
-    def _fold_notice(self, notice: BusNotice, events: list[tuple[int, bytes]] | None) -> bool:
-        """Fold a notice's entries onto the cached game if they continue it; False if the log must
-        be read instead. A notice the cached game is already past needs nothing."""
+    def _fold_notice(self, notice: BusNotice, events: list[tuple[int, bytes]] | None) -> m.Match | None:
+        """The cached game with a notice's entries folded if they continue it (or it is already
+        past them, with the same entries); None if the log must be read instead."""
         g = notice.game_id
         agg = self.cache.get(g)
+        crcs = self._crcs.get(g, {})
         if agg is not None and notice.to_version <= agg.version:
-            return True
+            same = events is not None and crcs.get(notice.to_version) == entry_crc(events[-1][1])
+            return agg if same else None
         if events is None or notice.prev_crc is None:
-            return False
+            return None
         if agg is None:
             if notice.from_version != 0 or notice.prev_crc != 0:
-                return False
+                return None
             agg = m.Match(game_id=g)
-        elif agg.version != notice.from_version or self._last.get(g) != notice.prev_crc:
-            return False
+        elif agg.version != notice.from_version or crcs.get(agg.version) != notice.prev_crc:
+            return None
         try:
             folded = rebuild(g, events, agg, strict=False)
         except Exception:
             log.exception("notice_unreadable", game_id=g, version=notice.to_version)
             self.forget(g)
-            return False
+            return None
         self._keep(g, folded, events)
-        return True
+        return folded
 
     async def catch_up(self, game_ids: Iterable[str]) -> list[m.Match]:
         ids = list(dict.fromkeys(game_ids))
         if not ids:
             return []
         self.log_reads += len(ids)
-        logs = await self.store.read_many({g: self.cache[g].version - 1 if g in self.cache else 0 for g in ids})
-        diverged = [g for g in ids if g in self.cache and not self._continues(g, logs[g])]
-        if diverged:
-            log.warning("log_rewritten_refolding", game_ids=diverged[:20], games=len(diverged))
-            for g in diverged:
+        # Read from the entry at the cached version, to check it is still the one folded there.
+        asked = {g: self.cache[g].version if g in self.cache else 0 for g in ids}
+        logs = await self.store.read_many({g: max(0, v - 1) for g, v in asked.items()})
+        # A bus entry may have been folded meanwhile: the check is against what was asked from.
+        again = [g for g in ids if asked[g] and not self._continues(g, logs[g], asked[g])]
+        if again:
+            if rewritten := [g for g in again if g in self.cache]:
+                log.warning("log_rewritten_refolding", game_ids=rewritten[:20], games=len(rewritten))
+            for g in again:
                 self.forget(g)
-            logs.update(await self.store.read_many(dict.fromkeys(diverged, 0)))
+            logs.update(await self.store.read_many(dict.fromkeys(again, 0)))
         out = []
         for g in ids:
             try:
@@ -136,19 +148,27 @@ class LogFollower:
     def _keep(self, game_id: str, agg: m.Match, entries: list[tuple[int, bytes]]) -> None:
         self.cache[game_id] = agg
         self.cache.move_to_end(game_id)
-        if entries:
-            self._last[game_id] = entry_crc(entries[-1][1])
+        crcs = self._crcs.setdefault(game_id, {})
+        for version, data in entries[-KEPT_CRCS:]:
+            crcs[version] = entry_crc(data)
+        for version in [v for v in crcs if v <= agg.version - KEPT_CRCS]:
+            del crcs[version]
         while len(self.cache) > self.cache_games:
-            self._last.pop(self.cache.popitem(last=False)[0], None)
+            self._crcs.pop(self.cache.popitem(last=False)[0], None)
 
-    def _continues(self, game_id: str, entries: list[tuple[int, bytes]]) -> bool:
-        version = self.cache[game_id].version
-        return bool(entries) and entries[0][0] == version and entry_crc(entries[0][1]) == self._last.get(game_id)
+    def _continues(self, game_id: str, entries: list[tuple[int, bytes]], version: int) -> bool:
+        crcs = self._crcs.get(game_id)
+        return (
+            crcs is not None
+            and bool(entries)
+            and entries[0][0] == version
+            and crcs.get(version) == entry_crc(entries[0][1])
+        )
 
     def clear(self) -> None:
         self.cache.clear()
-        self._last.clear()
+        self._crcs.clear()
 
     def forget(self, game_id: str) -> None:
         self.cache.pop(game_id, None)
-        self._last.pop(game_id, None)
+        self._crcs.pop(game_id, None)

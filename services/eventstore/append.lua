@@ -98,7 +98,8 @@ for _ = 1, tonumber(ARGV[2]) do
       fields[#fields + 1] = tostring(v + i)
       fields[#fields + 1] = ARGV[events_at + i - 1]
     end
-    redis.call('XADD', KEYS[bus], '*', unpack(fields))
+    -- pcall, as for the effects below: the command is appended; its readers find it in the log.
+    redis.pcall('XADD', KEYS[bus], '*', unpack(fields))
   end
   for j = 0, m - 1 do
     -- pcall: a client's reply stream of the wrong type must not abort a script that has written.

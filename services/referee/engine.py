@@ -191,7 +191,7 @@ class Referee:
                     plan, append = self.judge.plan(agg, item, now_ms, tail)
                     decided.append((plan, append))
                     tail = plan.tail_crc
-                if tail is not None:
+                if tail is not None and self.cache.get(game_id) is agg:
                     self.tails[game_id] = tail  # a failed append evicts the game, and this with it
             except Exception:
                 # A bug or bad data must not sink the batch: this game's commands stay pending,

@@ -15,6 +15,7 @@ Turn services share the bus shards by leases like referees do (services/leases.p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from importlib.resources import files
@@ -93,6 +94,8 @@ class TurnService(Service):
         self.store = RedisEventStore(self.client, self.keys)
         self.follower = LogFollower(self.store, settings.cache_games)
         self._posted: dict[str, float] = {}  # when requests were last posted, per cached game
+        # Bus entries (stream, ids) whose requests are written, acked with the next round trip.
+        self._written: list[tuple[str, list[bytes]]] = []
         self.repair_s = REPAIR_S
         self.leases = leases_for(self.client, self.keys, GROUP, settings)
         self._shrink = self.client.register_script(_SHRINK)
@@ -114,10 +117,13 @@ class TurnService(Service):
 
     async def post(self, aggs: list[m.Match], ack: tuple[str, list[bytes]] | None = None) -> None:
         """Post the requests of these games' current state and their notices, and with `ack` (a bus
-        stream, entry ids) acknowledge those entries. On a standalone server all of it goes in one
-        round trip, each notice behind its request (Redis runs a pipeline in order, so a notice
-        never announces a request its reader cannot find yet); on a cluster the notices and the ack
-        wait until the requests are written, which may sit on other nodes."""
+        stream, entry ids) acknowledge those entries once that is done. On a standalone server the
+        requests and notices go in one round trip, each notice behind its request (Redis runs a
+        pipeline in order, so a notice never announces a request its reader cannot find yet), and
+        the ack rides with the next round trip (the next batch's, or the timer loop's within 0.2 s):
+        sent with these writes, it would land even when they are refused (Redis out of memory
+        refuses XADD, not XACK), and the entries would never be delivered again. On a cluster the
+        notices and the ack wait until the requests are written, which may sit on other nodes."""
         now_ms = int(time.time() * 1000)
         inline = not is_cluster(self.client)
         pipe = self.client.pipeline(transaction=False)
@@ -142,11 +148,18 @@ class TurnService(Service):
                     member = f"{agg.game_id}|{seat}|{agg.version}"
                     pipe.zadd(self.keys.deadlines(shard), {member: message.deadline_ms})
                     calls += 1
-        if inline and ack:
-            pipe.xack(ack[0], GROUP, *ack[1])
-        replies = await pipe.execute(raise_on_error=False)
-        for error in (r for r in replies if isinstance(r, Exception) and not _older(r)):
-            raise error
+        written: list[tuple[str, list[bytes]]] = []
+        if inline:
+            written, self._written = self._written, []
+            for stream, ids in written:
+                pipe.xack(stream, GROUP, *ids)
+        try:
+            replies = await pipe.execute(raise_on_error=False)
+            for error in (r for r in replies if isinstance(r, Exception) and not _older(r)):
+                raise error
+        except BaseException:
+            self._written[:0] = written  # acked again with the next round trip (a repeated XACK is a no-op)
+            raise
         refused = [(stream, data, notice) for i, stream, data, notice in posts if _older(replies[i])]
         await self._shrink_finished(
             aggs, {stream for i, stream, _, _ in posts if not isinstance(replies[i], Exception)}
@@ -162,6 +175,22 @@ class TurnService(Service):
             if ack and not inline:
                 pipe.xack(ack[0], GROUP, *ack[1])
             await pipe.execute()
+        if ack and inline:
+            self._written.append(ack)
+
+    async def ack_written(self) -> None:
+        """Acknowledge the bus entries whose requests are written and not acked yet (standalone)."""
+        if not self._written:
+            return
+        written, self._written = self._written, []
+        pipe = self.client.pipeline(transaction=False)
+        for stream, ids in written:
+            pipe.xack(stream, GROUP, *ids)
+        try:
+            await pipe.execute()
+        except BaseException:
+            self._written[:0] = written
+            raise
 
     @staticmethod
     def _announce(pipe: Any, notices: list[tuple[str, bytes]]) -> int:
@@ -287,6 +316,7 @@ class TurnService(Service):
         while True:
             loop.beat()
             await self.fire_due()
+            await self.ack_written()
             await asyncio.sleep(0.2)
 
     async def _watch_lag(self, loop: Loop) -> None:
@@ -326,6 +356,8 @@ class TurnService(Service):
         if self.leases is not None:
             await self.leases.release_all()
         await self.supervisor.stop()
+        with contextlib.suppress(Exception):
+            await self.ack_written()  # else whoever takes the shards over posts those requests again
         await self.store.close()
         await self.client.aclose()
 

@@ -5,8 +5,11 @@ without its entries)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import msgspec
 import pytest
+import structlog
 
 from contracts import lifecycle as lc
 from contracts.bus import BusNotice, read_notice
@@ -176,3 +179,102 @@ async def test_on_redis_each_bus_entry_holds_the_log_entries_it_announces(client
     follower = LogFollower(store)
     [agg] = await follower.follow([n for n in bus if n is not None])
     assert follower.log_reads == 0 and agg.version == 2 and same(agg, rebuild(game_id, list(log.items())))
+
+
+async def test_an_entry_rewritten_at_the_version_already_folded_refolds_the_game() -> None:
+    """The new history's entry takes exactly the version the reader holds: the reader is not past
+    it, it holds another entry there, so it reads the log."""
+    store = MemoryEventStore()
+    ref = Referee(store, MemorySink, KEYS, shards=1, secret=b"s", inline_effects=True, new_seed=lambda: "seed")
+    await ref.handle(INTAKE, [entry(envelope("g", lc.CreateGame(game_type="sentient", num_players=2)))])
+    await ref.handle(INTAKE, [entry(envelope("g", lc.JoinSeat(seat=0, name="lost")))])
+    follower = LogFollower(store)
+    for notice in bus_of(store):
+        await follower.follow([notice])
+    store.logs["g"] = store.logs["g"][:1]  # the join was lost in a failover...
+    ref.cache.clear()
+    await ref.handle(INTAKE, [entry(envelope("g", lc.JoinSeat(seat=1, name="new")))])  # ...and v2 rewritten
+    [again] = await follower.follow(bus_of(store)[-1:])  # the only entry of the new history
+    assert follower.log_reads == 1 and again.version == 2
+    assert again.seats[0] is None and again.seats[1] is not None and again.seats[1].name == "new"
+
+
+async def test_every_game_of_a_batch_is_returned_even_when_the_cache_holds_fewer() -> None:
+    store = MemoryEventStore()
+    ref = Referee(store, MemorySink, KEYS, shards=1, secret=b"s", inline_effects=True)
+    games = ["a", "b", "c"]
+    for g in games:
+        await ref.handle(INTAKE, [entry(envelope(g, lc.CreateGame(game_type="sentient", num_players=2)))])
+    follower = LogFollower(store, cache_games=2)
+    followed = await follower.follow(bus_of(store))
+    assert [agg.game_id for agg in followed] == games and len(follower.cache) == 2
+
+
+async def test_entries_folded_while_a_log_read_is_in_flight_are_not_taken_for_a_rewrite() -> None:
+    """The turn service's repair loop reads a game's log while its bus loop folds the game's newer
+    entries: the read is checked against the version it asked from, not the one folded since."""
+
+    class Held(MemoryEventStore):
+        """Holds the next log read's answer until `release` is set."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.release: asyncio.Event | None = None
+
+        async def read_many(self, after: dict[str, int]) -> dict[str, list[tuple[int, bytes]]]:
+            got = await super().read_many(after)
+            release, self.release = self.release, None
+            if release is not None:
+                await release.wait()
+            return got
+
+    store = Held()
+    ref = Referee(store, MemorySink, KEYS, shards=1, secret=b"s", inline_effects=True)
+    seat_tokens = await play(ref, moves=3)
+    follower = LogFollower(store)
+    folded = len(bus_of(store))
+    await follower.follow(bus_of(store))
+    release = store.release = asyncio.Event()
+    reading = asyncio.ensure_future(follower.catch_up(["g"]))  # reads the log as it is now...
+    await asyncio.sleep(0)
+    rules = rules_for("sentient")
+    assert rules is not None
+    agg = ref.cache["g"]
+    seat = m.to_act(agg)[0]
+    move = RandomBot(seat).choose({}, rules.legal_actions(agg.game, seat), seat)
+    await ref.handle(
+        INTAKE, [entry(envelope("g", move, seat=seat, token=seat_tokens[seat], expected_version=agg.version))]
+    )
+    with structlog.testing.capture_logs() as logs:
+        [moved] = await follower.follow(bus_of(store)[folded:])  # ...while the next entry is folded
+        assert moved.version == agg.version and follower.log_reads == 1
+        release.set()
+        [caught] = await reading
+    assert not [e for e in logs if e["event"] == "log_rewritten_refolding"]
+    assert follower.log_reads == 1 and caught is moved
+    assert same(caught, rebuild("g", await store.read("g")))
+
+
+async def test_two_referees_taking_turns_on_one_game_announce_one_history() -> None:
+    """Each referee appends on its cached copy; when the other wrote meanwhile its append
+    conflicts, it reloads and judges again: every bus entry either continues the history the
+    reader folded or sends it to the log, and the reader ends where the log ends."""
+    store = MemoryEventStore()
+    one, two = (Referee(store, MemorySink, KEYS, shards=1, secret=b"s", inline_effects=True) for _ in range(2))
+    seat_tokens = await play(one, moves=2)
+    await two.handle(INTAKE, [])
+    rules = rules_for("sentient")
+    assert rules is not None
+    follower = LogFollower(store)
+    for i in range(12):
+        ref = (one, two)[i % 2]
+        logged = rebuild("g", await store.read("g"))
+        if logged.status != m.RUNNING:
+            break
+        seat = m.to_act(logged)[0]
+        move = RandomBot(seat).choose({}, rules.legal_actions(logged.game, seat), seat)
+        await ref.handle(INTAKE, [entry(envelope("g", move, seat=seat, token=seat_tokens[seat]))])
+    for notice in bus_of(store):
+        [agg] = await follower.follow([notice])
+    assert (one.stats["conflicts"] + two.stats["conflicts"]) > 0
+    assert same(agg, rebuild("g", await store.read("g"))) and follower.log_reads == 0
