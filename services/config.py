@@ -40,6 +40,9 @@ ENV_VARS: dict[str, str] = {
     "DICESTREAM_BOTS": "bot runner: comma-separated bot kinds to host (default random,greedy,planner,ismcts)",
     "DICESTREAM_ISMCTS_ITERATIONS": "bot runner: determinizations an ismcts bot searches per move (default 1000)",
     "DICESTREAM_ISMCTS_MS": "bot runner: the most time an ismcts bot thinks per move, in ms (default 1000)",
+    "DICESTREAM_PROJECTOR_PAUSE_MS": "projector: after a read of the bus that found entries, wait this long "
+    "before the next (default 50; 0: read again at once): read models lag by up to that, and each read "
+    "takes many commands at once instead of one or a few",
     "DICESTREAM_TRIM_EVERY_MS": "referee, turns: how often acknowledged intake, bus and turn-notice "
     "entries are trimmed (default 10000; 0: never)",
     "DICESTREAM_BUS_GROUPS": "referee: consumer groups that must all exist before a bus stream is trimmed "
@@ -97,6 +100,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     bots: tuple[str, ...] = ("random", "greedy", "planner", "ismcts")
     ismcts_iterations: int = 1000
     ismcts_ms: int = 1000
+    # The projector is off the command's path (turns and bots never wait for a read model): it may
+    # read the bus in larger batches (docs/scaling.md, "The whole pipeline").
+    projector_pause_ms: int = 50
     # Retention (docs/scaling.md, "Redis memory"): 0 turns each one off.
     trim_every_ms: int = 10000  # how often referees trim acknowledged intake and bus, turn services notices
     bus_groups: tuple[str, ...] = ("projector", "turns")  # the bus is trimmed only once all exist
@@ -196,6 +202,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         bots=tuple(b.strip() for b in e.get("DICESTREAM_BOTS", "random,greedy,planner,ismcts").split(",") if b.strip()),
         ismcts_iterations=_read(e, "DICESTREAM_ISMCTS_ITERATIONS", "1000", _count(1), "a whole number, at least 1"),
         ismcts_ms=_read(e, "DICESTREAM_ISMCTS_MS", "1000", _count(1), "milliseconds, at least 1"),
+        projector_pause_ms=_read(e, "DICESTREAM_PROJECTOR_PAUSE_MS", "50", _count(0), "milliseconds, 0 = no pause"),
         trim_every_ms=_read(e, "DICESTREAM_TRIM_EVERY_MS", "10000", _count(0), "milliseconds, 0 = never trim"),
         bus_groups=_names(e, "DICESTREAM_BUS_GROUPS", "projector,turns"),
         notice_groups=_names(e, "DICESTREAM_NOTICE_GROUPS", "botrunner"),

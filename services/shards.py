@@ -81,6 +81,7 @@ class ShardReader:
         max_deliveries: int = 5,
         dead_letter: DeadLetter | None = None,
         group_start: str = "0",
+        pause_ms: int = 0,
     ) -> None:
         self.client = client
         self.role = role
@@ -94,6 +95,9 @@ class ShardReader:
         self.max_deliveries = max_deliveries
         self.dead_letter = dead_letter
         self.group_start = group_start
+        # After a read that found entries, the unit's next read waits this long: a reader off the
+        # command's path (the projector) trades that much staleness for larger batches.
+        self.pause_s = pause_ms / 1000
         self.cluster = is_cluster(client)
         self.wanted: set[int] = set()
         self.reading: set[int] = set()
@@ -185,10 +189,11 @@ class ShardReader:
             if self._reads.get(unit) is not read:
                 continue  # cancelled after it finished, or before (a cancelled read reports too)
             del self._reads[unit]
-            got += read.result()  # raises what the read raised
+            found = read.result()  # raises what the read raised
+            got += found
             mine.update(unit)
             if unit in units:
-                self._start_read(unit)
+                self._start_read(unit, self.pause_s if found else 0.0)
         batch = [(_text(stream), list(entries)) for stream, entries in got if entries]
         if batch:
             await self._handle(batch, mine)
@@ -209,8 +214,8 @@ class ShardReader:
             self._plan_key = (owned, self._epoch)
         return self._plan
 
-    def _start_read(self, unit: Unit) -> None:
-        read = asyncio.ensure_future(self._read_new(unit))
+    def _start_read(self, unit: Unit, pause_s: float = 0.0) -> None:
+        read = asyncio.ensure_future(self._read_new(unit, pause_s))
         read.add_done_callback(lambda done: self._finished(unit, done))
         self._reads[unit] = read
 
@@ -228,7 +233,9 @@ class ShardReader:
                 if not read.done():
                     read.cancel()  # redis-py drops that connection; what the read took stays pending
 
-    async def _read_new(self, unit: Unit) -> list[tuple[bytes, Entries]]:
+    async def _read_new(self, unit: Unit, pause_s: float = 0.0) -> list[tuple[bytes, Entries]]:
+        if pause_s:
+            await asyncio.sleep(pause_s)
         streams = self._plan.get(unit) or {s: ">" for shard in unit for s in self.streams(shard)}
         try:
             if self.cluster:

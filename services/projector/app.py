@@ -172,7 +172,15 @@ class ProjectorService(Service):
         self.shard_of_stream = {self.keys.bus(s): s for s in range(settings.shards)}
         self.leases = leases_for(self.client, self.keys, GROUP, settings)
         # A new projector group starts at the bus's beginning, so it sees games created before it.
-        self.reader = reader_for(self.client, GROUP, settings, lambda s: [self.keys.bus(s)], self._project, batch=500)
+        self.reader = reader_for(
+            self.client,
+            GROUP,
+            settings,
+            lambda s: [self.keys.bus(s)],
+            self._project,
+            batch=500,
+            pause_ms=settings.projector_pause_ms,
+        )
         self.leases.listen(self.reader)
 
     async def _project(self, batch: Batch) -> None:
