@@ -71,6 +71,14 @@ FULL = Sizes(b_games=1000, b_waves=8, levels=(16, 64, 256), seconds=10.0, repeat
 QUICK = Sizes(b_games=400, b_waves=3, levels=(16, 64), seconds=4.0, repeats=1)
 
 
+def batch_sums(worker: Worker) -> tuple[float, float]:
+    """(entries, batches) its shard readers have handled so far (its /metrics)."""
+    samples = worker.metrics()
+    total = sum(v for k, v in samples.items() if k.startswith("dicestream_batch_entries_sum"))
+    count = sum(v for k, v in samples.items() if k.startswith("dicestream_batch_entries_count"))
+    return total, count
+
+
 def accepted(worker: Worker) -> float:
     """Commands the referee accepted so far (its /metrics, every game type)."""
     samples = worker.metrics().items()
@@ -213,6 +221,7 @@ async def pipeline_level(
     referee = procs["referee"]
     meter = CpuMeter(groups={**{name: [w.pid] for name, w in procs.items()}, "redis": [redis_pid]})
     before = accepted(referee)
+    batches_before = {name: batch_sums(w) for name, w in procs.items()}
     stats_before = await command_stats(r)
     since_ms = int(time.time() * 1000)
     meter.start()
@@ -227,6 +236,7 @@ async def pipeline_level(
     until_ms = int(time.time() * 1000)
     commands = accepted(referee) - before
     stats_after = await command_stats(r)
+    batches = {name: batch_sums(w) for name, w in procs.items()}
     if commands <= 0:
         raise BenchError(f"no command accepted in {seconds} s at {n} games")
     moved = list(loop.running) + loop.finished[-4 * n :]
@@ -244,6 +254,11 @@ async def pipeline_level(
         "turn_p50_ms": percentile(lat, 50),
         "turn_p99_ms": percentile(lat, 99),
         "turns_measured": len(lat),
+        # Entries each process's shard reader handed over per batch, on average over the window.
+        "entries_per_batch": {
+            name: (batches[name][0] - batches_before[name][0]) / max(1.0, batches[name][1] - batches_before[name][1])
+            for name in procs
+        },
         # Redis calls per accepted command, by command (a script's own calls in their rows too,
         # as INFO commandstats counts them; the bench's INFO calls left out).
         "redis_calls_per_command": {
@@ -379,6 +394,9 @@ def _summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "turn_p50_ms": _med(runs, "turn_p50_ms"),
         "turn_p99_ms": _med(runs, "turn_p99_ms"),
         "others_cpu_share": _med(runs, "others_cpu_share") if runs[0]["others_cpu_share"] is not None else None,
+        "entries_per_batch": {
+            n: statistics.median(r["entries_per_batch"][n] for r in runs) for n in runs[0]["entries_per_batch"]
+        },
         "redis_calls_per_command": {
             n: statistics.median(r["redis_calls_per_command"].get(n, 0.0) for r in runs)
             for n in sorted({n for r in runs for n in r["redis_calls_per_command"]})
@@ -416,6 +434,8 @@ def report(out: dict[str, Any], console: Console) -> None:
         calls = lvl["redis_calls_per_command"]
         top = ", ".join(f"{n} {c:.2f}" for n, c in sorted(calls.items(), key=lambda kv: -kv[1])[:8])
         console.print(f"Redis calls per accepted command at N={lvl['games']}: {sum(calls.values()):.1f} ({top})")
+        sizes = ", ".join(f"{n} {v:.1f}" for n, v in lvl["entries_per_batch"].items())
+        console.print(f"Entries per batch at N={lvl['games']}: {sizes}")
     mem = out["memory"]
     parts = ", ".join(f"{k} {v / 1024:.1f}" for k, v in mem["by_key"].items())
     console.print(
