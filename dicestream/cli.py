@@ -441,17 +441,17 @@ def _balance_counts(players: str, game: str) -> list[int]:
     return list(dict.fromkeys(counts))
 
 
-def _balance_makers(bots: str, game: str) -> tuple[list[str], list[Any]]:
-    from games.catalog import bot_makers
+def _balance_makers(bots: str, game: str, iterations: int) -> tuple[list[str], list[Any]]:
+    from games.balance import Kind, kinds_for
 
     kinds = [b.strip() for b in bots.split(",") if b.strip()]
     if not kinds:
         raise InputError("--bots: give at least one bot kind, e.g. greedy or greedy,random")
-    known = bot_makers(game)
+    known = kinds_for(game)
     unknown = [b for b in kinds if b not in known]
     if unknown:
         raise InputError(f"no bot {', '.join(map(repr, unknown))} for {game}; known: {', '.join(known)}")
-    return kinds, [known[k] for k in kinds]
+    return kinds, [Kind(game, k, iterations) for k in kinds]
 
 
 def _advance(progress: Progress, task: Any, done: int) -> None:
@@ -469,18 +469,24 @@ def balance(
         "greedy"
     ),
     seed: Annotated[str, typer.Option(help="seed prefix: game i of n players is seeded SEED-n-i")] = "balance",
+    iterations: Annotated[int, typer.Option(help="ismcts seats: iterations a move (no time limit)")] = 200,
+    workers: Annotated[int, typer.Option(help="processes playing the games (same figures whatever the number)")] = 1,
     as_json: Json = False,
 ) -> None:
     """Seat balance, offline (no Redis): each seat's win share with its 95% (Wilson) interval over
     N seeded games per player count, every seat played by the bot line-up (games/balance.py)."""
-    from games.balance import TARGET, seat_shares
+    from games.balance import SEARCH_KIND, TARGET, seat_shares
     from games.catalog import GAMES
 
     _titles([game])
     counts = _balance_counts(players, game)
-    kinds, makers = _balance_makers(bots, game)
+    if iterations < 1:
+        raise InputError(f"--iterations {iterations}: search at least one iteration a move")
+    kinds, makers = _balance_makers(bots, game, iterations)
     if games < 1:
         raise InputError(f"--games {games}: play at least one game")
+    if workers < 1:
+        raise InputError(f"--workers {workers}: play in at least one process")
     tables = []
     started = time.monotonic()
     with _progress_bar(Console(stderr=True), disable=as_json) as progress:  # --json: nothing but the document
@@ -495,6 +501,7 @@ def balance(
                     seed,
                     progress=functools.partial(_advance, progress, task),
                     names=kinds,
+                    workers=workers,
                 )
             )
     if as_json:
@@ -504,6 +511,7 @@ def balance(
                 "games": games,
                 "bots": kinds,
                 "seed": seed,
+                "iterations": iterations if SEARCH_KIND in kinds else None,
                 "interval": "wilson-95",
                 "target": TARGET,
                 "seconds": round(time.monotonic() - started, 3),

@@ -4,7 +4,11 @@ Pure and offline (`games.play.play_game`, no referee, no Redis, no I/O besides t
 progress callback). Seat s of every game gets line-up entry `s % len(makers)`: a line-up of one
 kind (all greedy) measures the seat advantage alone; a mixed one (greedy, random) measures it for
 that seating. Game i is seeded `f"{seed_prefix}-{num_players}-{i}"`, and seat s's bot gets the seed
-`i * num_players + s`, so the same arguments give the same table.
+`i * num_players + s`, so the same arguments give the same table. The line-up may hold search bots
+(`Kind(game, "ismcts", iterations)`: the hosted ISMCTS bounded by iterations, never by the clock,
+so that its games are seeded like the others). `workers` > 1 plays the games in that many
+processes (the makers must then pickle, as `Kind` does); every game is seeded and the table is
+summed in game order, so it is the same table whatever the number of workers.
 
 A seat's win share is its wins over its games, a win shared by k seats counting 1/k. Its 95%
 interval is the Wilson score interval (z = 1.96) on that share, chosen over the normal (Wald)
@@ -24,17 +28,52 @@ takes the last positions, in seat order.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
 from games.base import Rules
 from games.bots import Bot
+from games.offline import SearchBot
 from games.play import play_game
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 TARGET = 0.05  # a seat is balanced when its share is within 1/n +- TARGET
+SEARCH_KIND = "ismcts"  # the hosted search bot (games.mcts.searcher), bounded by iterations
+SEARCH_ITERATIONS = 200  # its default budget a move in a balance run
+
+Maker = Callable[[int], Bot | SearchBot]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A bot kind of `game` as a maker that pickles (for `workers` > 1): `kind(seed)` builds a
+    fresh bot. `ismcts` is `games.mcts.searcher` with `iterations` a move and no time limit; the
+    other kinds are `games.catalog.bot_makers(game)`'s."""
+
+    game: str
+    kind: str
+    iterations: int = SEARCH_ITERATIONS
+
+    def __call__(self, seed: int) -> Bot | SearchBot:
+        from games.catalog import SPECS, bot_makers
+
+        if self.kind == SEARCH_KIND:
+            from games.mcts import searcher
+
+            return searcher(SPECS[self.game], seed=seed, iterations=self.iterations, seconds=None)
+        return bot_makers(self.game)[self.kind](seed)
+
+
+def kinds_for(game: str) -> list[str]:
+    """Every bot kind a balance run can seat in `game`: the rule-based ones, then ismcts."""
+    from games.catalog import bot_makers
+
+    return [*bot_makers(game), SEARCH_KIND]
 
 
 class SeatShare(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,23 +122,27 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
 
 def seat_shares(
     rules: Rules[Any],
-    makers: Sequence[Callable[[int], Bot]],
+    makers: Sequence[Maker],
     num_players: int,
     games: int,
     seed_prefix: str = "balance",
     progress: Callable[[int], None] | None = None,
     names: Sequence[str] = (),
     target: float = TARGET,
+    workers: int = 1,
 ) -> SeatTable:
     """Play `games` seeded games of `num_players` seats, seat s played by `makers[s % len(makers)]`
     (`maker(bot_seed)` builds a fresh bot), and tabulate each seat. `names` labels the line-up's
-    entries (default "bot0", "bot1", ...); `progress(done)` is called after each game."""
+    entries (default "bot0", "bot1", ...); `progress(done)` is called after each game, in game
+    order; `workers` > 1 plays in that many processes (picklable makers, e.g. `Kind`)."""
     if not makers:
         raise ValueError("the line-up needs at least one bot maker")
     if not rules.min_players <= num_players <= rules.max_players:
         raise ValueError(f"{rules.name} takes {rules.min_players}-{rules.max_players} players, not {num_players}")
     if games < 1:
         raise ValueError(f"games must be at least 1, not {games}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
     labels = [names[k] if k < len(names) else f"bot{k}" for k in range(len(makers))]
     entry = [s % len(makers) for s in range(num_players)]
     wins = [0.0] * num_players
@@ -107,16 +150,14 @@ def seat_shares(
     at_wins = [0.0] * num_players
     at_scores = [0] * num_players
     at_bots: list[set[str]] = [set() for _ in range(num_players)]
-    for i in range(games):
-        bots = [makers[entry[s]](i * num_players + s) for s in range(num_players)]
-        played = play_game(rules, bots, f"{seed_prefix}-{num_players}-{i}", num_players)
-        result, order = played.result, played.turn_order
-        for w in result.winners:
-            wins[w] += 1 / len(result.winners)
-            at_wins[order.index(w)] += 1 / len(result.winners)
+    job = _Job(rules, tuple(makers), tuple(entry), num_players, seed_prefix)
+    for i, (winners, game_scores, order) in enumerate(_outcomes(job, games, workers)):
+        for w in winners:
+            wins[w] += 1 / len(winners)
+            at_wins[order.index(w)] += 1 / len(winners)
         for s in range(num_players):
-            scores[s] += result.scores[s]
-            at_scores[order.index(s)] += result.scores[s]
+            scores[s] += game_scores[s]
+            at_scores[order.index(s)] += game_scores[s]
             at_bots[order.index(s)].add(labels[entry[s]])
         if progress is not None:
             progress(i + 1)
@@ -146,6 +187,58 @@ def seat_shares(
         positions=positions,
         positions_balanced=all(s.within_target for s in positions),
     )
+
+
+# One game's outcome: (winners, scores by seat, seats in order of play).
+Outcome = tuple[list[int], list[int], list[int]]
+
+
+@dataclass(frozen=True)
+class _Job:
+    rules: Rules[Any]
+    makers: tuple[Maker, ...]
+    entry: tuple[int, ...]
+    num_players: int
+    seed_prefix: str
+
+    def play(self, i: int) -> Outcome:
+        n = self.num_players
+        bots = [self.makers[self.entry[s]](i * n + s) for s in range(n)]
+        played = play_game(self.rules, bots, f"{self.seed_prefix}-{n}-{i}", n)
+        return list(played.result.winners), list(played.result.scores), list(played.turn_order)
+
+
+def _outcomes(job: _Job, games: int, workers: int) -> Iterator[Outcome]:
+    """Every game's outcome, in game order: here, or from `workers` processes."""
+    if workers == 1:
+        for i in range(games):
+            yield job.play(i)
+        return
+    # Spawned, not forked: the caller may run threads (a progress bar's), and a fork copies their
+    # locks. Each worker gets the job once and then only game numbers.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_adopt, initargs=(job,)) as pool:
+        yield from pool.map(_play_adopted, range(games))
+
+
+_ADOPTED: _Job | None = None
+
+
+def _adopt(job: _Job) -> None:
+    """A worker's start: keep the job, over this process's own copy of a catalog game's rules (a
+    search bot accepts only the rules object its spec holds, and unpickling made a new one)."""
+    global _ADOPTED
+    from games.catalog import rules_for
+
+    same = rules_for(job.rules.name, job.rules.data_version)
+    if same is not None and same.data_version == job.rules.data_version:
+        job = _Job(same, job.makers, job.entry, job.num_players, job.seed_prefix)
+    _ADOPTED = job
+
+
+def _play_adopted(i: int) -> Outcome:
+    assert _ADOPTED is not None, "the worker was not given its job"
+    return _ADOPTED.play(i)
 
 
 def _share(seat: int, bot: str, games: int, wins: float, scores: int, fair: float, target: float) -> SeatShare:

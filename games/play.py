@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
 from games.base import Result, Rules
 from games.bots import Bot
 from games.catalog import spec_for
-from games.offline import IllegalAction, new_game
+from games.offline import IllegalAction, SearchBot, new_game
 
 
 class IllegalMove(AssertionError):
@@ -29,8 +29,11 @@ class Played(msgspec.Struct, kw_only=True):
     turn_order: list[int] = msgspec.field(default_factory=list)
 
 
-def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: int, keep_events: bool = False) -> Played:
-    """Play to the end; bots[i] sits at seat i. Raises IllegalMove on any refused command."""
+def play_game(
+    rules: Rules[Any], bots: Sequence[Bot | SearchBot], seed: str, num_players: int, keep_events: bool = False
+) -> Played:
+    """Play to the end; bots[i] sits at seat i. Search bots (`choose_from`, e.g. games.mcts.MCTSBot)
+    search from the game, others get (view, legal, seat). Raises IllegalMove on any refused command."""
     game = new_game(rules, num_players, seed, record_events=keep_events)
     order: list[int] = []
     while not game.is_terminal():
@@ -40,7 +43,11 @@ def play_game(rules: Rules[Any], bots: Sequence[Bot], seed: str, num_players: in
         seat = waiting[0]  # the current player
         if len(waiting) == 1 and seat not in order:
             order.append(seat)
-        cmd = bots[seat].choose(game.view(seat), game.legal_actions(seat), seat)
+        bot = bots[seat]
+        if hasattr(bot, "choose_from"):
+            cmd = cast(SearchBot, bot).choose_from(game, seat)
+        else:
+            cmd = bot.choose(game.view(seat), game.legal_actions(seat), seat)
         try:
             game.apply(cmd, seat)
         except IllegalAction as err:

@@ -1,5 +1,6 @@
 """Seat balance (games/balance.py) and `dicestream balance`: the Wilson interval, the line-up
-cycled over the seats, seeded determinism, the command's JSON and its input errors."""
+cycled over the seats, seeded determinism (with search bots too, in one process or several), the
+command's JSON and its input errors."""
 
 from __future__ import annotations
 
@@ -118,7 +119,10 @@ def test_cli_default_counts_are_every_count_the_game_takes() -> None:
     ("args", "line"),
     [
         (["chess"], "unknown game type 'chess'"),
-        (["sentient", "--bots", "greedy,smart"], "no bot 'smart' for sentient; known: random, greedy"),
+        (["sentient", "--bots", "greedy,smart"], "no bot 'smart' for sentient; known: random, greedy, ismcts"),
+        (["sentient", "--bots", "ismcts,mcts"], "no bot 'mcts' for sentient; known: random, greedy, ismcts"),
+        (["sentient", "--bots", "ismcts", "--iterations", "0"], "search at least one iteration a move"),
+        (["sentient", "--workers", "0"], "play in at least one process"),
         (["sentient", "--players", "2,7"], "sentient takes 2-4 players, not 7"),
         (["sentient", "--players", "two"], "expected player counts"),
         (["sentient", "--games", "0"], "play at least one game"),
@@ -169,3 +173,39 @@ def test_turn_positions_follow_who_plays_first_not_the_seat_number() -> None:
     table = seat_shares(rules, [lambda s: RandomBot(s)], 3, 12, seed_prefix="positions")
     assert sum(s.wins for s in table.positions) == pytest.approx(sum(s.wins for s in table.seats))
     assert [s.seat for s in table.positions] == [0, 1, 2]
+
+
+def test_an_ismcts_run_is_seeded_and_the_same_in_one_or_two_processes() -> None:
+    from games.balance import Kind
+
+    search = [Kind("sentient", "ismcts", iterations=4)]
+    one = seat_shares(RULES, search, 2, 3, "search", names=["ismcts"])
+    assert seat_shares(RULES, search, 2, 3, "search", names=["ismcts"]) == one
+    done: list[int] = []
+    two = seat_shares(RULES, search, 2, 3, "search", names=["ismcts"], workers=2, progress=done.append)
+    assert two == one and done == [1, 2, 3]
+    assert [s.bot for s in one.seats] == ["ismcts", "ismcts"]
+    # The budget is the search's own: another one plays other games.
+    more = seat_shares(RULES, [Kind("sentient", "ismcts", iterations=12)], 2, 3, "search", names=["ismcts"])
+    assert more.seats != one.seats or more.positions != one.positions
+
+
+def test_a_mixed_line_up_in_two_processes_is_the_same_table() -> None:
+    from games.balance import Kind
+
+    makers = [Kind("sentient", "greedy"), Kind("sentient", "random")]
+    assert seat_shares(RULES, makers, 3, 6, "procs", workers=2) == seat_shares(RULES, makers, 3, 6, "procs")
+
+
+def test_cli_ismcts_json() -> None:
+    args = ["balance", "sentient", "--games", "2", "--players", "2", "--bots", "ismcts,greedy", "--iterations", "3"]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    doc = msgspec.json.decode(result.stdout)
+    assert doc["bots"] == ["ismcts", "greedy"] and doc["iterations"] == 3
+    assert [s["bot"] for s in doc["tables"][0]["seats"]] == ["ismcts", "greedy"]
+    again = CliRunner().invoke(app, [*args, "--workers", "2", "--json"])
+    assert again.exit_code == 0, again.output
+    assert msgspec.json.decode(again.stdout)["tables"] == doc["tables"]
+    greedy = CliRunner().invoke(app, ["balance", "sentient", "--games", "1", "--players", "2", "--json"])
+    assert msgspec.json.decode(greedy.stdout)["iterations"] is None
