@@ -194,3 +194,33 @@ def test_legal_actions_cover_every_assistant_and_block_choice() -> None:
         assert refused(state, 1, cmd).rule == "SEN-TURN"
     assert RULES.legal_actions(state, 1) == []
     assert RULES.default_action(state, 0) == c.Pass()
+
+
+def test_setup_deals_sides_and_the_first_stack_by_chance_never_by_seat_number() -> None:
+    # SEN-SETUP (rulebook set-up 6 and 7): right-hand sides dealt at random, the first round's stack
+    # made at random. Every seat number must then be every position and every side equally often:
+    # 1200 seeded set-ups, each count within 5 standard deviations of its expectation (the figures
+    # are fixed by the seeds; a set-up that leaned on seat numbers would be far outside).
+    games = 1200
+
+    def near(count: int, p: float) -> bool:
+        return abs(count - games * p) <= 5 * (games * p * (1 - p)) ** 0.5
+
+    for n in (3, 4):
+        orders: Counter[tuple[int, ...]] = Counter()
+        at: Counter[tuple[int, int]] = Counter()  # (seat, position)
+        sides: Counter[tuple[int, str]] = Counter()  # (seat, side)
+        for i in range(games):
+            events = RULES.setup(n, Rng.for_version(f"setup-{n}-{i}", 0))
+            dealt = next(e for e in events if isinstance(e, c.BoardsDealt))
+            started = next(e for e in events if isinstance(e, c.RoundStarted))
+            assert sorted(started.turn_order) == list(range(n)) and len(set(dealt.sides)) == n
+            orders[tuple(started.turn_order)] += 1
+            for pos, seat in enumerate(started.turn_order):
+                at[seat, pos] += 1
+            for seat, side in enumerate(dealt.sides):
+                sides[seat, side] += 1
+        assert len(orders) == (6 if n == 3 else 24)  # every stack can be dealt
+        assert all(near(at[seat, pos], 1 / n) for seat in range(n) for pos in range(n)), at
+        per_side = 1 / len(DATA.side_ids)
+        assert all(near(sides[seat, side], per_side) for seat in range(n) for side in DATA.side_ids), sides
