@@ -168,8 +168,8 @@ class _Decision:
         return found
 
     def buy(self, market: str, row: int, col: int) -> float:
-        face, category, cost, reputation, engine = self.market(market)
-        at = self.place(row, col)
+        face, category, cost, reputation, engine = self._markets.get(market) or self.market(market)
+        at = self._places.get((row, col)) or self.place(row, col)
         # scoring.placement_gain: its own face, plus what its neighbours' abilities pay for it.
         if reputation is None:
             reputation = self.reputation(face, at)
@@ -268,11 +268,33 @@ class GreedyBot:
     def choose(self, view: ArtifactsView, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
         if view.phase != "play":
             return legal[0]
-        value = _Decision(self, view, view.players[seat], seat).value
+        decision = _Decision(self, view, view.players[seat], seat)
+        value, buys, sales, uses = decision.value, decision.buys, decision.collectors, decision.uses
         best: msgspec.Struct = legal[0]
         best_value = 0.0
         for a in legal:
-            v = value(a)
+            # Buys, Private Collectors sales and actions are most of a turn's list: valued here,
+            # as `value` would, without its call.
+            if isinstance(a, c.Buy):
+                bk = (a.market, a.row, a.col)
+                v = buys.get(bk)
+                if v is None:
+                    v = buys[bk] = decision.buy(*bk)
+                v -= PIP * a.die
+            elif isinstance(a, c.SellToCollectors):
+                sk = (a.fossil, a.scroll, a.gem, a.statue)
+                v = sales.get(sk)
+                if v is None:
+                    v = sales[sk] = decision.sale(sk)
+                v -= PIP * a.die
+            elif isinstance(a, c.UseAction):
+                uk = (a.card, a.action)
+                v = uses.get(uk)
+                if v is None:
+                    v = uses[uk] = decision.use(*uk)
+                v -= PIP * a.die
+            else:
+                v = value(a)
             if v > best_value:
                 best, best_value = a, v
         return best
