@@ -33,7 +33,12 @@ money spent on a factory reads as a loss), nor was backing up a blend of win and
 (Artifacts 0.6 of 10 against 0.7). Widening: alpha 0.5 gave Artifacts 0.475 of 20, 0.3 gave 0.65:
 with ~120 rollouts a move, five root candidates are judged better than eleven. Against greedy, 2
 players, 1 s a move, 20 seeded games each (2026-12-02): Sentient 0.90, Prosperity 1.00, Mechanica
-0.85, Artifacts, Inc. 0.65, and 0.80 at 2 s a move (bench/README.md).
+0.85, Artifacts, Inc. 0.65, and 0.80 at 2 s a move (bench/README.md). Artifacts' greedy bot, the
+dearest rollout policy, was then made cheaper without changing a choice (2026-12-03,
+games/artifacts/bots.py: 1.8-1.9x the decisions a CPU second, 1.25-1.29x the search's
+iterations); on a machine shared with other runs (57 and 65 iterations a move at 1 s, against 122
+idle before) the same command gave 0.85 and 0.75 (intervals 0.64-0.95, 0.53-0.89): time-bounded,
+so not repeatable, and not yet measured on an idle machine.
 
 The constructor's defaults are game-agnostic (no prior, random rollouts). The earlier hosted
 configuration, measured on Sentient, 2 players, against `games.sentient.bots.GreedyBot`: 200
