@@ -70,6 +70,17 @@ async def play(ref: Referee, game_id: str = "g", players: int = 2, moves: int = 
     return seat_tokens
 
 
+async def move(ref: Referee, on: m.Match, seat_tokens: list[str], *, expected: bool = True) -> None:
+    """A random legal move of game "g"'s seat to act in `on`, sent to `ref` (at `on`'s version when
+    `expected`, else at whatever version the referee holds)."""
+    rules = rules_for("sentient")
+    assert rules is not None
+    seat = m.to_act(on)[0]
+    cmd = RandomBot(seat).choose({}, rules.legal_actions(on.game, seat), seat)
+    at = {"expected_version": on.version} if expected else {}
+    await ref.handle(INTAKE, [entry(envelope("g", cmd, seat=seat, token=seat_tokens[seat], **at))])
+
+
 def same(a: m.Match, b: m.Match) -> bool:
     return msgspec.to_builtins(public_state(a, plain=True)) == msgspec.to_builtins(public_state(b, plain=True))
 
@@ -117,14 +128,8 @@ async def test_a_gap_or_an_entry_without_its_events_is_caught_up_from_the_log() 
     assert follower.log_reads == 1 and agg.version == len(store.logs["g"])
     await follower.follow(notices[6:])  # entries the log read took it past cost nothing
     assert follower.log_reads == 1
-    rules = rules_for("sentient")
-    assert rules is not None
     agg = ref.cache["g"]
-    seat = m.to_act(agg)[0]
-    move = RandomBot(seat).choose({}, rules.legal_actions(agg.game, seat), seat)
-    await ref.handle(
-        INTAKE, [entry(envelope("g", move, seat=seat, token=seat_tokens[seat], expected_version=agg.version))]
-    )
+    await move(ref, agg, seat_tokens)
     [latest] = bus_of(store)[len(notices) :]
     [agg] = await follower.follow([(latest[0], None)])  # a re-publish after a crash carries no events
     assert follower.log_reads == 2 and same(agg, rebuild("g", await store.read("g")))
@@ -237,14 +242,8 @@ async def test_entries_folded_while_a_log_read_is_in_flight_are_not_taken_for_a_
     release = store.release = asyncio.Event()
     reading = asyncio.ensure_future(follower.catch_up(["g"]))  # reads the log as it is now...
     await asyncio.sleep(0)
-    rules = rules_for("sentient")
-    assert rules is not None
     agg = ref.cache["g"]
-    seat = m.to_act(agg)[0]
-    move = RandomBot(seat).choose({}, rules.legal_actions(agg.game, seat), seat)
-    await ref.handle(
-        INTAKE, [entry(envelope("g", move, seat=seat, token=seat_tokens[seat], expected_version=agg.version))]
-    )
+    await move(ref, agg, seat_tokens)
     with structlog.testing.capture_logs() as logs:
         [moved] = await follower.follow(bus_of(store)[folded:])  # ...while the next entry is folded
         assert moved.version == agg.version and follower.log_reads == 1
@@ -263,17 +262,13 @@ async def test_two_referees_taking_turns_on_one_game_announce_one_history() -> N
     one, two = (Referee(store, MemorySink, KEYS, shards=1, secret=b"s", inline_effects=True) for _ in range(2))
     seat_tokens = await play(one, moves=2)
     await two.handle(INTAKE, [])
-    rules = rules_for("sentient")
-    assert rules is not None
     follower = LogFollower(store)
     for i in range(12):
         ref = (one, two)[i % 2]
         logged = rebuild("g", await store.read("g"))
         if logged.status != m.RUNNING:
             break
-        seat = m.to_act(logged)[0]
-        move = RandomBot(seat).choose({}, rules.legal_actions(logged.game, seat), seat)
-        await ref.handle(INTAKE, [entry(envelope("g", move, seat=seat, token=seat_tokens[seat]))])
+        await move(ref, logged, seat_tokens, expected=False)
     for notice in bus_of(store):
         [agg] = await follower.follow([notice])
     assert (one.stats["conflicts"] + two.stats["conflicts"]) > 0
