@@ -6,9 +6,10 @@ from contracts import artifacts as wire
 from contracts.views.artifacts import ArtifactsView
 from games.artifacts import RULES
 from games.artifacts.bots import GreedyBot
-from games.artifacts.components import published
+from games.artifacts.components import load, published
 from games.artifacts.determinize import determinize
 from games.artifacts.rule_ids import RULES_TEXT, rule_text
+from games.artifacts.rules import ArtifactsRules
 from games.spec import GameSpec
 
 SPEC = GameSpec(
@@ -23,5 +24,7 @@ SPEC = GameSpec(
     rule_texts={rule: rule_text(rule, RULES.data) for rule in RULES_TEXT},
     golden_players=3,
     catalog_data=published,
-    data_files=("data/artifacts.toml",),
+    data_files=("data/artifacts.toml", "data/artifacts-data-2.toml"),
+    earlier_data={"artifacts-data-2": "data/artifacts-data-2.toml"},
+    with_data=lambda path: ArtifactsRules(load(path)),
 )

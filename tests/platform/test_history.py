@@ -57,6 +57,26 @@ def test_a_game_recorded_on_earlier_data_replays_and_verifies_with_that_data() -
     assert verdict.seed_verified
 
 
+def test_an_artifacts_game_on_earlier_data_replays_and_verifies_with_that_data() -> None:
+    """artifacts-3p.data2.jsonl is the golden game as recorded under artifacts-data-2, before the
+    turn-position retuning: its Jeep was bought and upgraded for 4 dollars (5 in artifacts-data-3),
+    and every command is judged again byte for byte with the data it was played with."""
+    _, hist = h.parse_export((GOLDEN_DIR / "artifacts-3p.data2.jsonl").read_bytes().splitlines())
+    created = codec.event_payload(hist.events[0])
+    assert isinstance(created, lc.GameCreated) and created.data_version == "artifacts-data-2"
+    jeep = [
+        e
+        for e in hist.events
+        if e.type in ("artifacts.AssetBought", "artifacts.AssetUpgraded") and b'"card":"A-04"' in bytes(e.payload)
+    ]
+    assert jeep and all(b'"dollars":4' in bytes(e.payload) for e in jeep)  # priced 5 by the current data
+    _, final = h.replay(hist)
+    assert final.status == m.OVER and final.result is not None
+    verdict = h.verify(hist)
+    assert verdict.ok, verdict.findings
+    assert verdict.seed_verified
+
+
 def test_replay_stops_at_a_version_and_hides_secrets() -> None:
     steps, state = h.replay(golden(), to_version=30)
     assert len(steps) == 30 and state.version == 30

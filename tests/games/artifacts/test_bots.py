@@ -48,5 +48,5 @@ def test_random_only_games_end_well_before_the_cap() -> None:
         rules = _CountingRules()
         for i in range(5):
             play_game(rules, [RandomBot(10 * i + s) for s in range(n)], f"random-only-{n}-{i}", n)
-        # 200 random-only games per player count lasted 16-32 rounds (see the rules doc, ART-R14).
+        # 200 random-only games per player count lasted 13-32 rounds (see the rules doc, ART-R14).
         assert max(rules.rounds) <= 40 < rules.data.table.max_rounds, rules.rounds
