@@ -143,7 +143,9 @@ async def test_the_script_rederives_a_whole_game(game_type: str, players: int, t
     assert "every outcome matches the seed" in done.stdout
 
 
-@pytest.mark.parametrize("name", [*sorted(GOLDEN), "sentient-3p.schema1.jsonl", "prosperity-3p.data1.jsonl"])
+@pytest.mark.parametrize(
+    "name", [*sorted(GOLDEN), "sentient-3p.schema1.jsonl", "prosperity-3p.data1.jsonl", "mechanica-2p.data1.jsonl"]
+)
 def test_the_script_checks_the_golden_files(name: str) -> None:
     done = run_script(GOLDEN_DIR / name)
     assert done.returncode == 0, done.stdout + done.stderr
