@@ -6,10 +6,11 @@ from contracts import mechanica as wire
 from contracts.views.mechanica import MechanicaView
 from games.mechanica import RULES
 from games.mechanica.bots import GreedyBot
-from games.mechanica.components import published
+from games.mechanica.components import load, published
 from games.mechanica.determinize import determinize
 from games.mechanica.planner import PlannerBot
 from games.mechanica.rule_ids import RULES_TEXT
+from games.mechanica.rules import MechanicaRules
 from games.spec import GameSpec
 
 SPEC = GameSpec(
@@ -24,5 +25,8 @@ SPEC = GameSpec(
     rule_texts=RULES_TEXT,
     golden_players=2,
     catalog_data=published,
-    data_files=("data/mechanica.toml",),
+    data_files=("data/mechanica.toml", "data/mechanica-data-1.toml"),
+    # Mechanica's data_version carries the file's content hash (components.load).
+    earlier_data={"mechanica-data-1+6fb506c3b340": "data/mechanica-data-1.toml"},
+    with_data=lambda path: MechanicaRules(load(path)),
 )

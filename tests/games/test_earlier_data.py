@@ -31,10 +31,10 @@ OLD_MONEY = 20  # the current file says 8
 @pytest.fixture
 def old_file(tmp_path: Path) -> Path:
     text = DATA_FILE.read_text()
-    assert 'data_version = "mechanica-data-1"' in text and "money = 8\n" in text
+    assert 'data_version = "mechanica-data-2"' in text and "money = 8\n" in text
     path = tmp_path / f"{OLD}.toml"
     path.write_text(
-        text.replace('data_version = "mechanica-data-1"', f'data_version = "{OLD}"').replace(
+        text.replace('data_version = "mechanica-data-2"', f'data_version = "{OLD}"').replace(
             "money = 8\n", f"money = {OLD_MONEY}\n"
         )
     )
@@ -129,7 +129,7 @@ def test_a_spec_must_ship_its_earlier_data(old_file: Path) -> None:
     with pytest.raises(GameSpecError, match="data_files"):
         dataclasses.replace(spec, earlier_data={OLD: old}, with_data=loader).check()
     with pytest.raises(GameSpecError, match="with_data"):
-        dataclasses.replace(spec, earlier_data={OLD: old}, data_files=(old,)).check()
+        dataclasses.replace(spec, earlier_data={OLD: old}, data_files=(old,), with_data=None).check()
     # examples/check_fairness.py finds an old game's data file by its version alone.
     with pytest.raises(GameSpecError, match=r"must be named <data_version>\.toml"):
         dataclasses.replace(

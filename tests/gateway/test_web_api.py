@@ -89,7 +89,7 @@ async def test_a_game_played_with_earlier_data_is_drawn_from_that_data(
     current = GAMES["mechanica"].data_version
     raw = tomllib.loads(DATA_FILE.read_text())
     first = raw["kinds"][0]["name"]
-    text = DATA_FILE.read_text().replace('data_version = "mechanica-data-1"', 'data_version = "mechanica-data-0"')
+    text = DATA_FILE.read_text().replace('data_version = "mechanica-data-2"', 'data_version = "mechanica-data-0"')
     old = tmp_path / "mechanica-data-0.toml"
     old.write_text(text.replace(f'name = "{first}"', 'name = "Old Name"', 1))
     old_version = load(old).data_version

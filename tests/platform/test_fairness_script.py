@@ -145,7 +145,13 @@ async def test_the_script_rederives_a_whole_game(game_type: str, players: int, t
 
 @pytest.mark.parametrize(
     "name",
-    [*sorted(GOLDEN), "sentient-3p.schema1.jsonl", "prosperity-3p.data1.jsonl", "artifacts-3p.data2.jsonl"],
+    [
+        *sorted(GOLDEN),
+        "sentient-3p.schema1.jsonl",
+        "prosperity-3p.data1.jsonl",
+        "artifacts-3p.data2.jsonl",
+        "mechanica-2p.data1.jsonl",
+    ],
 )
 def test_the_script_checks_the_golden_files(name: str) -> None:
     done = run_script(GOLDEN_DIR / name)

@@ -77,6 +77,23 @@ def test_an_artifacts_game_on_earlier_data_replays_and_verifies_with_that_data()
     assert verdict.seed_verified
 
 
+def test_a_mechanica_game_recorded_on_data_1_replays_and_verifies_with_that_data() -> None:
+    """mechanica-2p.data1.jsonl is the golden game as recorded under mechanica-data-1, before the
+    retune for turn order: the build keeps that file (its version carries the file's hash), so the
+    game is judged again with the values it was played with."""
+    _, hist = h.parse_export((GOLDEN_DIR / "mechanica-2p.data1.jsonl").read_bytes().splitlines())
+    created = codec.event_payload(hist.events[0])
+    assert isinstance(created, lc.GameCreated) and created.data_version == "mechanica-data-1+6fb506c3b340"
+    # Its Advanced Fabricators made Plus bots; under mechanica-data-2 they make Basic ones.
+    made = [e for e in hist.events if e.type == "mechanica.BotsMade" and b'"model":"plus"' in bytes(e.payload)]
+    assert made
+    _, final = h.replay(hist)
+    assert final.status == m.OVER and final.result is not None
+    verdict = h.verify(hist)
+    assert verdict.ok, verdict.findings
+    assert verdict.seed_verified
+
+
 def test_replay_stops_at_a_version_and_hides_secrets() -> None:
     steps, state = h.replay(golden(), to_version=30)
     assert len(steps) == 30 and state.version == 30

@@ -82,7 +82,7 @@ def test_bad_data_names_the_file_and_field(change: Any, where: str) -> None:
 def test_the_data_loads_with_its_counts() -> None:
     d = load()
     assert len(d.kinds) == 9 and len(d.tiles) == 27 and len(d.blueprints) == 15
-    assert d.data_version.startswith("mechanica-data-1+")
+    assert d.data_version.startswith("mechanica-data-2+")
     assert [d.value[m] for m in d.models] == [2, 4, 6]
     assert (d.trucks.big_cost, d.trucks.big_capacity, d.trucks.huge_cost, d.trucks.huge_capacity) == (3, 2, 5, 3)
     assert (d.trucks.upgrade_cost, d.forks.cost, d.setup.money) == (3, 1, 8)

@@ -168,12 +168,13 @@ def test_each_effect() -> None:
         (5, 2): [],  # gift wrapper
         (5, 3): ["deluxe"],  # assembler: one better than the best (plus)
     }
-    assert by_square[(4, 2)].wallet == 3
+    paid = DATA.kinds["downgrader"].money
+    assert by_square[(4, 2)].wallet == paid
     assert by_square[(5, 2)].vault == (6 + 2) + (2 + 2)
     wallet, vault = state.players[0].wallet, state.players[0].vault
     for ev in acts:
         RULES.evolve(state, ev)
-    assert (state.players[0].wallet, state.players[0].vault) == (wallet + 3, vault + 12)
+    assert (state.players[0].wallet, state.players[0].vault) == (wallet + paid, vault + 12)
     assert holes(state, 0, 1, 2) == ["", "plus", "plus"]
     assert holes(state, 0, 5, 2) == ["", ""]
 
@@ -271,11 +272,12 @@ def test_make_bots_and_overactive_gifts() -> None:
         bots_at(0, ("plus", 3, 1, 1)),  # seat 0's Basic Fabricator is blocked
     )
     made = fx.bots_made(DATA, 0, state.players)
+    advanced, overactive = DATA.kinds["advanced_fabricator"], DATA.kinds["overactive_fabricator"]
     assert made == [
-        c.PlacedBot(seat=0, model="plus", spot=spot(1, 1)),
-        c.PlacedBot(seat=0, model="deluxe", spot=spot(5, 1)),
-        c.PlacedBot(seat=1, model="basic", spot=spot(2, 1)),
-        c.PlacedBot(seat=2, model="basic", spot=spot(1, 1)),
+        c.PlacedBot(seat=0, model=advanced.makes, spot=spot(1, 1)),
+        c.PlacedBot(seat=0, model=overactive.makes, spot=spot(5, 1)),
+        c.PlacedBot(seat=1, model=overactive.gift, spot=spot(2, 1)),
+        c.PlacedBot(seat=2, model=overactive.gift, spot=spot(1, 1)),
     ]
 
 
