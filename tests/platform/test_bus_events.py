@@ -81,6 +81,16 @@ async def move(ref: Referee, on: m.Match, seat_tokens: list[str], *, expected: b
     await ref.handle(INTAKE, [entry(envelope("g", cmd, seat=seat, token=seat_tokens[seat], **at))])
 
 
+async def created_and_joined() -> tuple[MemoryEventStore, Referee, LogFollower]:
+    """Game "g" created and seat 0 joined (versions 1 and 2, a fixed seed), and a reader that has
+    folded nothing yet: the set-up of the failover tests."""
+    store = MemoryEventStore()
+    ref = Referee(store, MemorySink, KEYS, shards=1, secret=b"s", inline_effects=True, new_seed=lambda: "seed")
+    await ref.handle(INTAKE, [entry(envelope("g", lc.CreateGame(game_type="sentient", num_players=2)))])
+    await ref.handle(INTAKE, [entry(envelope("g", lc.JoinSeat(seat=0, name="lost")))])
+    return store, ref, LogFollower(store)
+
+
 def same(a: m.Match, b: m.Match) -> bool:
     return msgspec.to_builtins(public_state(a, plain=True)) == msgspec.to_builtins(public_state(b, plain=True))
 
@@ -138,11 +148,7 @@ async def test_a_gap_or_an_entry_without_its_events_is_caught_up_from_the_log() 
 async def test_an_entry_that_does_not_continue_the_history_folded_refolds_the_game_from_its_log() -> None:
     """After a failover that lost acknowledged writes, new events take the lost versions: an entry
     naming another last entry than the one folded makes the reader fold the game again."""
-    store = MemoryEventStore()
-    ref = Referee(store, MemorySink, KEYS, shards=1, secret=b"s", inline_effects=True, new_seed=lambda: "seed")
-    await ref.handle(INTAKE, [entry(envelope("g", lc.CreateGame(game_type="sentient", num_players=2)))])
-    await ref.handle(INTAKE, [entry(envelope("g", lc.JoinSeat(seat=0, name="lost")))])
-    follower = LogFollower(store)
+    store, ref, follower = await created_and_joined()
     for notice in bus_of(store):
         [seen] = await follower.follow([notice])
     assert seen.version == 2 and seen.seats[0] is not None and follower.log_reads == 0
@@ -189,11 +195,7 @@ async def test_on_redis_each_bus_entry_holds_the_log_entries_it_announces(client
 async def test_an_entry_rewritten_at_the_version_already_folded_refolds_the_game() -> None:
     """The new history's entry takes exactly the version the reader holds: the reader is not past
     it, it holds another entry there, so it reads the log."""
-    store = MemoryEventStore()
-    ref = Referee(store, MemorySink, KEYS, shards=1, secret=b"s", inline_effects=True, new_seed=lambda: "seed")
-    await ref.handle(INTAKE, [entry(envelope("g", lc.CreateGame(game_type="sentient", num_players=2)))])
-    await ref.handle(INTAKE, [entry(envelope("g", lc.JoinSeat(seat=0, name="lost")))])
-    follower = LogFollower(store)
+    store, ref, follower = await created_and_joined()
     for notice in bus_of(store):
         await follower.follow([notice])
     store.logs["g"] = store.logs["g"][:1]  # the join was lost in a failover...

@@ -41,57 +41,47 @@ def test_golden_playthrough_replays_and_verifies() -> None:
     assert verdict.seed_verified
 
 
-def test_a_game_recorded_on_earlier_data_replays_and_verifies_with_that_data() -> None:
-    """prosperity-3p.data1.jsonl is the golden game as recorded under prosperity-data-1, before
-    Bicycle paths was retuned: this build keeps that data (GameSpec.earlier_data), so every command
-    is judged again byte for byte with it, Bicycle paths' totals included."""
-    _, hist = h.parse_export((GOLDEN_DIR / "prosperity-3p.data1.jsonl").read_bytes().splitlines())
+def earlier_golden(name: str, data_version: str) -> h.History:
+    """A golden game recorded under data this build keeps as earlier data (GameSpec.earlier_data):
+    it names that data, replays to its end and verifies, every command judged again byte for byte
+    with the data it was played with."""
+    _, hist = h.parse_export((GOLDEN_DIR / name).read_bytes().splitlines())
     created = codec.event_payload(hist.events[0])
-    assert isinstance(created, lc.GameCreated) and created.data_version == "prosperity-data-1"
-    bought = [e for e in hist.events if e.type == "prosperity.TileBought" and b'"bicycle-paths"' in bytes(e.payload)]
-    assert bought  # a purchase the current data would total differently
+    assert isinstance(created, lc.GameCreated) and created.data_version == data_version
     _, final = h.replay(hist)
     assert final.status == m.OVER and final.result is not None
     verdict = h.verify(hist)
     assert verdict.ok, verdict.findings
     assert verdict.seed_verified
+    return hist
+
+
+def test_a_prosperity_game_on_earlier_data_replays_and_verifies_with_that_data() -> None:
+    """Recorded under prosperity-data-1, before Bicycle paths was retuned: its purchase is totalled
+    with the values of then."""
+    hist = earlier_golden("prosperity-3p.data1.jsonl", "prosperity-data-1")
+    bought = [e for e in hist.events if e.type == "prosperity.TileBought" and b'"bicycle-paths"' in bytes(e.payload)]
+    assert bought  # a purchase the current data would total differently
 
 
 def test_an_artifacts_game_on_earlier_data_replays_and_verifies_with_that_data() -> None:
-    """artifacts-3p.data2.jsonl is the golden game as recorded under artifacts-data-2, before the
-    turn-position retuning: its Jeep was bought and upgraded for 4 dollars (5 in artifacts-data-3),
-    and every command is judged again byte for byte with the data it was played with."""
-    _, hist = h.parse_export((GOLDEN_DIR / "artifacts-3p.data2.jsonl").read_bytes().splitlines())
-    created = codec.event_payload(hist.events[0])
-    assert isinstance(created, lc.GameCreated) and created.data_version == "artifacts-data-2"
+    """Recorded under artifacts-data-2, before the turn-position retuning: its Jeep was bought and
+    upgraded for 4 dollars (5 in artifacts-data-3)."""
+    hist = earlier_golden("artifacts-3p.data2.jsonl", "artifacts-data-2")
     jeep = [
         e
         for e in hist.events
         if e.type in ("artifacts.AssetBought", "artifacts.AssetUpgraded") and b'"card":"A-04"' in bytes(e.payload)
     ]
     assert jeep and all(b'"dollars":4' in bytes(e.payload) for e in jeep)  # priced 5 by the current data
-    _, final = h.replay(hist)
-    assert final.status == m.OVER and final.result is not None
-    verdict = h.verify(hist)
-    assert verdict.ok, verdict.findings
-    assert verdict.seed_verified
 
 
-def test_a_mechanica_game_recorded_on_data_1_replays_and_verifies_with_that_data() -> None:
-    """mechanica-2p.data1.jsonl is the golden game as recorded under mechanica-data-1, before the
-    retune for turn order: the build keeps that file (its version carries the file's hash), so the
-    game is judged again with the values it was played with."""
-    _, hist = h.parse_export((GOLDEN_DIR / "mechanica-2p.data1.jsonl").read_bytes().splitlines())
-    created = codec.event_payload(hist.events[0])
-    assert isinstance(created, lc.GameCreated) and created.data_version == "mechanica-data-1+6fb506c3b340"
-    # Its Advanced Fabricators made Plus bots; under mechanica-data-2 they make Basic ones.
+def test_a_mechanica_game_on_earlier_data_replays_and_verifies_with_that_data() -> None:
+    """Recorded under mechanica-data-1, before the retune for turn order (its version carries the
+    file's hash): its Advanced Fabricators made Plus bots, Basic ones under mechanica-data-2."""
+    hist = earlier_golden("mechanica-2p.data1.jsonl", "mechanica-data-1+6fb506c3b340")
     made = [e for e in hist.events if e.type == "mechanica.BotsMade" and b'"model":"plus"' in bytes(e.payload)]
     assert made
-    _, final = h.replay(hist)
-    assert final.status == m.OVER and final.result is not None
-    verdict = h.verify(hist)
-    assert verdict.ok, verdict.findings
-    assert verdict.seed_verified
 
 
 def test_replay_stops_at_a_version_and_hides_secrets() -> None:
