@@ -18,7 +18,7 @@ Per game (sizes: `encoding_sizes()`; docs/bots.md lists them):
 * artifacts: exact except two bounded parameters, since a tableau can grow without a bound and
   artifacts pile up: Buy's `col` is limited to ARTIFACTS_COLS (-6..11; the starting row is 1..4)
   and Private Collectors sales to at most COLLECTORS_CAP of each kind. A legal command outside the
-  encoding has no index: `legal_indices` leaves it out (an agent cannot pick it); EndTurn is
+  encoding (`within_bounds`) has no index: `legal_indices` leaves it out (an agent cannot pick it); EndTurn is
   always encoded, so a PLAY turn always has a legal index. Dive dice are listed in ascending
   order, as the rules list them.
 """
@@ -43,6 +43,17 @@ Command = msgspec.Struct
 ARTIFACTS_COLS = range(-6, 12)
 COLLECTORS_CAP = 8
 _ENCODER = msgspec.json.Encoder()
+
+
+def within_bounds(cmd: Command) -> bool:
+    """Whether `cmd` lies inside the encoding's documented bounds (module docstring): every legal
+    command that does has an index; one that does not (a far column, a large collectors sale) has
+    none by design."""
+    if isinstance(cmd, ca.Buy):
+        return cmd.col in ARTIFACTS_COLS
+    if isinstance(cmd, ca.SellToCollectors):
+        return max(cmd.fossil, cmd.scroll, cmd.gem, cmd.statue) <= COLLECTORS_CAP
+    return True
 
 
 def command_key(cmd: Command) -> bytes:
