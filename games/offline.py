@@ -263,17 +263,20 @@ class SearchBot(Protocol):
     def choose_from(self, game: OfflineGame, seat: int) -> Command: ...
 
 
+def choice(player: Bot | SearchBot, game: OfflineGame, seat: int) -> Command:
+    """`player`'s move at `seat`: a search bot gets the game (`choose_from`), a plain bot (view,
+    legal, seat) as from the referee."""
+    if hasattr(player, "choose_from"):
+        return cast(SearchBot, player).choose_from(game, seat)
+    return player.choose(game.view(seat), game.legal_actions(seat), seat)
+
+
 def play(game: OfflineGame, players: Sequence[Bot | SearchBot]) -> OfflineGame:
-    """Play `game` to the end; players[i] sits at seat i. Search bots get the game (`choose_from`),
-    plain bots get (view, legal, seat) as from the referee. Raises IllegalAction on a refused move."""
+    """Play `game` to the end; players[i] sits at seat i (moves by `choice`). Raises IllegalAction
+    on a refused move."""
     while not game.is_terminal():
         seat = game.current_player()
         if seat is None:
             raise RuntimeError("game not over but nobody to act")
-        player = players[seat]
-        if hasattr(player, "choose_from"):
-            cmd = cast(SearchBot, player).choose_from(game, seat)
-        else:
-            cmd = player.choose(game.view(seat), game.legal_actions(seat), seat)
-        game.apply(cmd, seat)
+        game.apply(choice(players[seat], game, seat), seat)
     return game

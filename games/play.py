@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
 from games.base import Result, Rules
 from games.bots import Bot
 from games.catalog import spec_for
-from games.offline import IllegalAction, SearchBot, new_game
+from games.offline import IllegalAction, SearchBot, choice, new_game
 
 
 class IllegalMove(AssertionError):
@@ -32,8 +32,8 @@ class Played(msgspec.Struct, kw_only=True):
 def play_game(
     rules: Rules[Any], bots: Sequence[Bot | SearchBot], seed: str, num_players: int, keep_events: bool = False
 ) -> Played:
-    """Play to the end; bots[i] sits at seat i. Search bots (`choose_from`, e.g. games.mcts.MCTSBot)
-    search from the game, others get (view, legal, seat). Raises IllegalMove on any refused command."""
+    """Play to the end; bots[i] sits at seat i, moving by `games.offline.choice` (search bots search
+    from the game). Raises IllegalMove on any refused command."""
     game = new_game(rules, num_players, seed, record_events=keep_events)
     order: list[int] = []
     while not game.is_terminal():
@@ -43,11 +43,7 @@ def play_game(
         seat = waiting[0]  # the current player
         if len(waiting) == 1 and seat not in order:
             order.append(seat)
-        bot = bots[seat]
-        if hasattr(bot, "choose_from"):
-            cmd = cast(SearchBot, bot).choose_from(game, seat)
-        else:
-            cmd = bot.choose(game.view(seat), game.legal_actions(seat), seat)
+        cmd = choice(bots[seat], game, seat)
         try:
             game.apply(cmd, seat)
         except IllegalAction as err:
