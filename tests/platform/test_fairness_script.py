@@ -149,6 +149,7 @@ async def test_the_script_rederives_a_whole_game(game_type: str, players: int, t
         *sorted(GOLDEN),
         "sentient-3p.schema1.jsonl",
         "prosperity-3p.data1.jsonl",
+        "prosperity-3p.data2.jsonl",
         "artifacts-3p.data2.jsonl",
         "mechanica-2p.data1.jsonl",
     ],

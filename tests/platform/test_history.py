@@ -64,6 +64,14 @@ def test_a_prosperity_game_on_earlier_data_replays_and_verifies_with_that_data()
     assert bought  # a purchase the current data would total differently
 
 
+def test_a_prosperity_game_on_prosperity_data_2_replays_and_verifies_with_that_data() -> None:
+    """Recorded under prosperity-data-2, before the 3-player retune: its silver boards start at 0
+    ecology (the Villages show +1 ecology under prosperity-data-3, a start at +1)."""
+    hist = earlier_golden("prosperity-3p.data2.jsonl", "prosperity-data-2")
+    silver = [e for e in hist.events if e.type == "prosperity.BoardChosen" and b'"side":"silver"' in bytes(e.payload)]
+    assert silver and all(b'"ecology":0' in bytes(e.payload) for e in silver)
+
+
 def test_an_artifacts_game_on_earlier_data_replays_and_verifies_with_that_data() -> None:
     """Recorded under artifacts-data-2, before the turn-position retuning: its Jeep was bought and
     upgraded for 4 dollars (5 in artifacts-data-3)."""

@@ -137,12 +137,13 @@ def test_positive_energy_gains_50_per_level() -> None:
 
 def test_ecology_pays_50_per_disc_it_cannot_remove_and_adds_discs_when_negative() -> None:
     state = table(2, first=1, deck=deck_with([FILLER, "public-parks"]), money=0)
-    build(state, 0, {"Y2": "water-treatment"})  # ecology +3
-    build(state, 1, {"Y2": "factories"})  # ecology -1
+    # Silver prints +1 ecology in all (Green belt +1, Old mine -1, Villages +1).
+    build(state, 0, {"Y2": "water-treatment"})  # ecology +3: +4 in all
+    build(state, 1, {"Y2": "factories", "B1": "shopping-centre"})  # -1, Villages covered: -1 in all
     state.players[0].discs = 1
     events = end_turn_into_count(state)
     mine, theirs = (next(e for e in of(events, c.Counted) if e.seat == s) for s in (0, 1))
-    assert (mine.discs, mine.money) == (-1, 100)
+    assert (mine.discs, mine.money) == (-1, 150)
     assert (theirs.discs, theirs.money) == (1, 0)
     assert [p.discs for p in state.players] == [0, 9]
 
@@ -188,7 +189,7 @@ def test_covering_a_tile_and_printed_tiles() -> None:
     act(state, 0, c.BuyTile(tile="workshops", space="Y1"))  # covers the printed Old mine
     p = state.players[0]
     shown = sc.shown(DATA, DATA.boards["silver"], p.stacks)
-    assert (shown.capital, p.ecology, p.energy) == (1, 1, -1)
+    assert (shown.capital, p.ecology, p.energy) == (1, 2, -1)  # Green belt and Villages: +2
     act(state, 0, c.BuyTile(tile="recycling-centre", space="Y1"))
     assert p.stacks[DATA.space_index["silver"]["Y1"]] == ["workshops", "recycling-centre"]
 
@@ -251,11 +252,11 @@ def test_final_scoring_in_the_rulebook_order() -> None:
     ]  # fmt: skip
     assert of(events, c.FinalScoringStarted) == [c.FinalScoringStarted(order=[1, 0])]
     by = {(e.seat, e.symbol): e for e in of(events, c.Counted)}
-    # Seat 0: energy +1-1+3-1-2 = 0; ecology +1-1+3 = +3 twice: 6 levels, 2 discs removed, 4 x 50.
-    assert (by[(0, "ecology")].times, by[(0, "ecology")].discs, by[(0, "ecology")].money) == (2, -2, 200)
-    # Capital: 0 (Old mine still shows: 1) -> 100. 290 + 200 + 100 = 590: 1 point, 290 left.
+    # Seat 0: energy +1-1+3-1-2 = 0; ecology +1-1+1+3 = +4 twice: 8 levels, 2 discs removed, 6 x 50.
+    assert (by[(0, "ecology")].times, by[(0, "ecology")].discs, by[(0, "ecology")].money) == (2, -2, 300)
+    # Capital: 0 (Old mine still shows: 1) -> 100. 290 + 300 + 100 = 690: 2 points, 90 left.
     (conv0,) = [e for e in of(events, c.MoneyConverted) if e.seat == 0]
-    assert (conv0.money, conv0.points, conv0.money_left) == (300, 1, 290)
+    assert (conv0.money, conv0.points, conv0.money_left) == (600, 2, 90)
     # Research: seat 0 has 3 symbols -> both tracks +3: (6, 8); seat 1 none: (4, 2).
     assert (by[(0, "research")].energy_steps, by[(0, "research")].ecology_steps) == (3, 3)
     majority = of(events, c.ResearchMajority)
