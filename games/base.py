@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -84,3 +84,13 @@ class Rules(Protocol, Generic[S]):
     def is_over(self, state: S) -> bool: ...
 
     def result(self, state: S) -> Result: ...
+
+
+class DecidesInPlace(Protocol):
+    """What a game may add to `Rules` for offline self-play and search, where the caller owns the
+    state alone: `decide` folding its events straight into `state` instead of into a copy."""
+
+    def decide_into(self, state: Any, seat: int, command: msgspec.Struct, rng: Rng) -> list[msgspec.Struct] | Rejected:
+        """As `decide`, with the events folded into `state`. A refusal leaves `state` unchanged: a
+        game offers this only if it refuses before it emits."""
+        ...

@@ -7,13 +7,13 @@ request fields, so re-running `decide` on a recorded request reproduces the reco
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
 from contracts import lifecycle as lc
 from contracts.registry import type_name
-from games.base import Rejected, Result, Rules
+from games.base import DecidesInPlace, Rejected, Result, Rules
 from games.catalog import rules_for
 from games.rng import Rng, seed_commitment
 
@@ -112,28 +112,32 @@ def authenticated(match: Match, seat: int | None, token_hash: str | None) -> boo
     return info is not None and info.token_hash == token_hash
 
 
-def decide(match: Match, req: Request, apply: bool = False) -> list[msgspec.Struct] | Rejected:
+def decide(match: Match, req: Request, apply: bool = False, in_place: bool = False) -> list[msgspec.Struct] | Rejected:
     """Events for `req`, or the rule that refuses it. With `apply`, an accepted command's events
     are also folded into `match` (the referee's cache does this to avoid folding twice; a refusal
-    never changes `match`)."""
+    never changes `match`). With `in_place` too, a game that offers `decide_into` folds into
+    `match.game` without a scratch copy: faster, but a bug raising inside the rules would leave
+    the state half-changed, so only offline play, where one caller owns the game, asks for it."""
     cmd = req.payload
     if match.status == ARCHIVED:
         return rejected("GAME-ARCHIVED", f"game {match.game_id!r} is over and archived")
-    if isinstance(cmd, lc.CreateGame):
+    lifecycle = type(cmd) in _LIFECYCLE_COMMANDS
+    if lifecycle and isinstance(cmd, lc.CreateGame):
         return _folded(match, _create(match, cmd, req), apply)
     if match.status == NEW:
         return rejected("GAME-NOT-FOUND", f"no game {match.game_id!r}")
-    if (match.rules_version, match.data_version) != (match.rules.rules_version, match.rules.data_version):
+    rules = match.rules
+    if match.rules_version != rules.rules_version or match.data_version != rules.data_version:
         return rejected(
             "GAME-VERSION",
             f"created with {match.rules_version}/{match.data_version}, this referee runs "
-            f"{match.rules.rules_version}/{match.rules.data_version}",
+            f"{rules.rules_version}/{rules.data_version}",
         )
     if req.expected_version is not None and req.expected_version != match.version:
         return rejected("GAME-STALE", f"expected version {req.expected_version}, game is at {match.version}")
-    if isinstance(cmd, lc.JoinSeat):
+    if lifecycle and isinstance(cmd, lc.JoinSeat):
         return _folded(match, _join(match, cmd, req), apply)
-    if isinstance(cmd, lc.ForceDefault):
+    if lifecycle and isinstance(cmd, lc.ForceDefault):
         return _force(match, cmd, req, apply)
     if not authenticated(match, req.seat, req.token_hash):
         return rejected("GAME-AUTH", "missing or wrong token for this seat")
@@ -145,18 +149,24 @@ def decide(match: Match, req: Request, apply: bool = False) -> list[msgspec.Stru
         return rejected(
             "GAME-REPLY-TO", f"reply_to names client {req.reply_client!r}, not the client that joined seat {req.seat}"
         )
-    if isinstance(cmd, lc.StartGame):
+    if lifecycle and isinstance(cmd, lc.StartGame):
         return _start(match, apply)
     if match.status != RUNNING:
         return rejected("GAME-NOT-RUNNING", f"game is {match.status}")
-    seat_info = match.seats[req.seat]
-    if seat_info is not None and seat_info.resigned:
+    if joined is not None and joined.resigned:
         return rejected("GAME-RESIGNED", f"seat {req.seat} resigned")
-    if isinstance(cmd, lc.Resign):
+    if lifecycle and isinstance(cmd, lc.Resign):
         return _after(match, [lc.PlayerResigned(seat=req.seat)], apply)
-    if type(cmd) not in match.rules.command_types:
+    if type(cmd) not in rules.command_types:
         return rejected("GAME-UNKNOWN-TYPE", f"{type_name(cmd)} is not a {match.game_type} command")
-    out = match.rules.decide(match.game, req.seat, cmd, Rng.for_version(_seed(match), match.version))
+    rng = Rng.for_version(_seed(match), match.version)
+    if apply and in_place and hasattr(rules, "decide_into"):
+        out = cast("DecidesInPlace", rules).decide_into(match.game, req.seat, cmd, rng)
+        if isinstance(out, Rejected):
+            return out
+        match.version += len(out)
+        return _after(match, out, apply, folded=True)
+    out = rules.decide(match.game, req.seat, cmd, rng)
     if isinstance(out, Rejected):
         return out
     return _after(match, out, apply)
@@ -230,20 +240,26 @@ def _force(match: Match, cmd: lc.ForceDefault, req: Request, apply: bool) -> lis
 
 
 def _after(
-    match: Match, events: list[msgspec.Struct], apply: bool, forced: tuple[int, str] | None = None
+    match: Match,
+    events: list[msgspec.Struct],
+    apply: bool,
+    forced: tuple[int, str] | None = None,
+    folded: bool = False,
 ) -> list[msgspec.Struct]:
-    """Fold `events` (into `match` itself when applying, else into a copy), then play what the
-    referee must play on its own: a timed-out seat's default action, resigned seats' turns, and
-    the end of the game."""
+    """Fold `events` (into `match` itself when applying, else into a copy; `folded`: the game
+    already has), then play what the referee must play on its own: a timed-out seat's default
+    action, resigned seats' turns, and the end of the game."""
     scratch = match if apply else clone(match)
-    for ev in events:
-        evolve(scratch, ev)
+    if not folded:
+        for ev in events:
+            evolve(scratch, ev)
     out = list(events)
     rules = scratch.rules
     pending = forced
     while scratch.status == RUNNING and not rules.is_over(scratch.game):
         if pending is None:
-            waiting = [s for s in rules.to_act(scratch.game) if _resigned(scratch, s)]
+            seats = scratch.seats
+            waiting = [s for s in rules.to_act(scratch.game) if (info := seats[s]) is not None and info.resigned]
             if not waiting:
                 break
             pending = (waiting[0], "resigned")
@@ -267,11 +283,6 @@ def _after(
             evolve(scratch, ev)
         out += end
     return out
-
-
-def _resigned(match: Match, seat: int) -> bool:
-    info = match.seats[seat]
-    return info is not None and info.resigned
 
 
 def _bound_or_catalogued(match: Match, game_type: str, data_version: str | None = None) -> Rules[Any] | None:
@@ -349,6 +360,7 @@ def _archived(match: Match, event: lc.GameArchived) -> None:
 
 
 _LIFECYCLE_EVENTS = frozenset(lc.EVENTS)
+_LIFECYCLE_COMMANDS = frozenset(lc.COMMANDS)
 
 
 def public_event(match: Match, event: msgspec.Struct) -> msgspec.Struct | None:

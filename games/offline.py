@@ -176,7 +176,7 @@ class OfflineGame:
 
     def submit(self, request: m.Request, seat: int = -1) -> list[msgspec.Struct]:
         """Judge one request as the referee does (`games.match.decide`) and fold what it writes."""
-        out = m.decide(self.match, request, apply=True)
+        out = m.decide(self.match, request, apply=True, in_place=True)
         if isinstance(out, Rejected):
             raise IllegalAction(seat, request.payload, out)
         if self.events is not None:

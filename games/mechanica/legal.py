@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from itertools import permutations
+from typing import Any
 
 import msgspec
 
 from contracts import mechanica as c
 from games.mechanica import factory as fx
 from games.mechanica.components import FORK_DIRECTIONS, MechanicaData
-from games.mechanica.state import BIG, HIDDEN, HUGE, SMALL, MechanicaState
+from games.mechanica.state import BIG, HIDDEN, HUGE, SMALL, MechanicaState, PlayerState
 
 _NAMES = {arrow: name for name, arrow in FORK_DIRECTIONS.items()}
 
@@ -64,11 +65,65 @@ def _blueprint_rows(d: MechanicaData, s: MechanicaState, seat: int, bots: list[s
     return out
 
 
-def legal_actions(d: MechanicaData, s: MechanicaState, seat: int) -> list[msgspec.Struct]:
+class LegalMemo:
+    """Parts of the legal-action list that depend on few inputs, for one data set (the rules
+    object keeps one): built on every call they were most of an offline step, while a game sees
+    a handful of fork layouts and shop prices. Each table is cleared when it reaches SIZE."""
+
+    SIZE = 1024
+    __slots__ = ("forks", "installs")
+
+    def __init__(self) -> None:
+        # (forks, forks turned this turn, can buy a fork) -> the SetFork and BuyFork commands.
+        self.forks: dict[tuple[tuple[str, ...], tuple[int, ...], bool], tuple[msgspec.Struct, ...]] = {}
+        # (price, place) -> an Install on every square of that place.
+        self.installs: dict[tuple[int, str], tuple[msgspec.Struct, ...]] = {}
+
+
+def _installs(d: MechanicaData, price: int, place: str) -> tuple[msgspec.Struct, ...]:
+    geo = d.geometry
+    squares = {"start": geo.start_squares, "floor": geo.floor_squares, "dock": geo.dock_squares}[place]
+    return tuple(c.Install(price=price, row=r + 1, col=col + 1) for r, col in (geo.row_col(sq) for sq in squares))
+
+
+def _fork_actions(d: MechanicaData, p: PlayerState, can_buy_fork: bool) -> tuple[msgspec.Struct, ...]:
+    geo = d.geometry
+    has_forks = any(p.forks[sq] and sq not in p.forks_turned for sq in geo.floor_squares)
+    if not (can_buy_fork or has_forks):
+        return ()
+    out: list[msgspec.Struct] = []
+    for sq, arrows in fx.fork_options(d, p).items():
+        r, col = divmod(sq, geo.ncols)
+        if p.forks[sq]:
+            if sq in p.forks_turned:
+                continue
+            for arrow in arrows:
+                if arrow != p.forks[sq]:
+                    out.append(c.SetFork(row=r + 1, col=col + 1, direction=_NAMES[arrow]))
+        elif can_buy_fork:
+            for arrow in arrows:
+                out.append(c.BuyFork(row=r + 1, col=col + 1, direction=_NAMES[arrow]))
+    return tuple(out)
+
+
+def _memo(table: dict[Any, Any], key: Any, make: Callable[..., Any], *args: Any) -> Any:
+    found = table.get(key)
+    if found is None:
+        if len(table) >= LegalMemo.SIZE:
+            table.clear()
+        found = table[key] = make(*args)
+    return found
+
+
+def legal_actions(
+    d: MechanicaData, s: MechanicaState, seat: int, memo: LegalMemo | None = None
+) -> list[msgspec.Struct]:
+    """`memo`: the caller's tables for this data set (None: none kept)."""
+    if memo is None:
+        memo = LegalMemo()
     geo = d.geometry
     p = s.players[seat]
     out: list[msgspec.Struct] = []
-    ncols = geo.ncols
     if not s.bought:
         for sq in geo.dock_squares:
             row = geo.row_col(sq)[0] + 1
@@ -81,10 +136,7 @@ def legal_actions(d: MechanicaData, s: MechanicaState, seat: int) -> list[msgspe
         if not tile or price > p.wallet:
             continue
         kind = d.tiles[tile]
-        squares = {"start": geo.start_squares, "floor": geo.floor_squares, "dock": geo.dock_squares}[kind.place]
-        for sq in squares:
-            r, col = geo.row_col(sq)
-            out.append(c.Install(price=price, row=r + 1, col=col + 1))
+        out += _memo(memo.installs, (price, kind.place), _installs, d, price, kind.place)
         for rows in row_choices(kind.recycle, free_now):
             out.append(c.Recycle(price=price, rows=rows))
     for pile, cards in enumerate(s.piles):
@@ -104,19 +156,8 @@ def legal_actions(d: MechanicaData, s: MechanicaState, seat: int) -> list[msgspe
         elif tile == BIG and t.upgrade_cost <= p.wallet:
             out.append(c.UpgradeTruck(row=row))
     can_buy_fork = d.forks.cost <= p.wallet
-    has_forks = any(p.forks[sq] and sq not in p.forks_turned for sq in geo.floor_squares)
-    options = fx.fork_options(d, p) if can_buy_fork or has_forks else {}
-    for sq, arrows in options.items():
-        r, col = divmod(sq, ncols)
-        if p.forks[sq]:
-            if sq in p.forks_turned:
-                continue
-            for arrow in arrows:
-                if arrow != p.forks[sq]:
-                    out.append(c.SetFork(row=r + 1, col=col + 1, direction=_NAMES[arrow]))
-        elif can_buy_fork:
-            for arrow in arrows:
-                out.append(c.BuyFork(row=r + 1, col=col + 1, direction=_NAMES[arrow]))
+    key = (tuple(p.forks), tuple(p.forks_turned), can_buy_fork)
+    out += _memo(memo.forks, key, _fork_actions, d, p, can_buy_fork)
     fell = s.shop[-1]
     if fell:
         for rows in row_choices(d.tiles[fell].recycle, fx.free_start_rows(d, p, after_making=True)):

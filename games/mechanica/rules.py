@@ -23,7 +23,7 @@ from games.mechanica.decide import (
     check_truck,
     check_upgrade,
 )
-from games.mechanica.legal import default_action, legal_actions
+from games.mechanica.legal import LegalMemo, default_action, legal_actions
 from games.mechanica.rule_ids import reject
 from games.mechanica.scoring import improvements_value, totals, winners
 from games.mechanica.state import MechanicaState, clone, new_state
@@ -57,6 +57,7 @@ class MechanicaRules:
     def __init__(self, data: MechanicaData | None = None) -> None:
         self.data = data if data is not None else load()
         self.data_version = self.data.data_version
+        self._legal_memo = LegalMemo()
 
     # ---- set-up -------------------------------------------------------------------------
 
@@ -218,7 +219,7 @@ class MechanicaRules:
     def legal_actions(self, state: MechanicaState, seat: int) -> list[msgspec.Struct]:
         if state.over or state.current != seat:
             return []
-        return legal_actions(self.data, state, seat)
+        return legal_actions(self.data, state, seat, self._legal_memo)
 
     def default_action(self, state: MechanicaState, seat: int) -> msgspec.Struct:
         """End the turn, placing any Recycler bots into the first free start-zone holes."""

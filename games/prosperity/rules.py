@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import msgspec
@@ -24,6 +25,21 @@ START_MONEY = 100
 DEFAULT_SIDE = "silver"  # the rulebook's side for a first game
 # Symbols whose count asks the player to choose (only when the choice is real).
 CHOICE_SYMBOLS = ("energy", "research")
+
+
+_INCOME = c.Income()
+_CLEAN_UP = c.CleanUp()
+_RESEARCH = tuple(c.Research(track=t) for t in TRACKS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _buys(tile: str, spaces: tuple[str, ...] | None) -> tuple[c.BuyTile, ...]:
+    """BuyTile of `tile` on each of `spaces` (None: a special tile, applied, not placed). A move
+    lists dozens; built once per tile and set of open spaces and reused (frozen), as building them
+    on every call was the largest part of an offline self-play step."""
+    if spaces is None:
+        return (c.BuyTile(tile=tile),)
+    return tuple(c.BuyTile(tile=tile, space=sid) for sid in spaces)
 
 
 class ProsperityRules:
@@ -71,23 +87,39 @@ class ProsperityRules:
     def decide(
         self, state: ProsperityState, seat: int, command: msgspec.Struct, rng: Rng
     ) -> list[msgspec.Struct] | Rejected:
+        return self._decide(state, seat, command, in_place=False)
+
+    def decide_into(
+        self, state: ProsperityState, seat: int, command: msgspec.Struct, rng: Rng
+    ) -> list[msgspec.Struct] | Rejected:
+        """`decide` folding into `state` (games.base.DecidesInPlace): every refusal comes first."""
+        return self._decide(state, seat, command, in_place=True)
+
+    def _decide(
+        self, state: ProsperityState, seat: int, command: msgspec.Struct, in_place: bool
+    ) -> list[msgspec.Struct] | Rejected:
         waiting = self.to_act(state)
         if seat not in waiting:
             return reject("PRO-WAIT", f"seat {seat} acted; the game waits for seats {waiting}")
         if state.phase == SETUP:
             if not isinstance(command, c.ChooseBoard):
                 return reject("PRO-EXPECTED", f"set-up waits for a ChooseBoard, not {type(command).__name__}")
-            return self._choose_board(state, seat, command)
+            return self._choose_board(state, seat, command, in_place)
         if state.phase in (COUNT, FINAL):
-            return self._settle_count(state, seat, command)
-        return self._action(state, seat, command)
+            return self._settle_count(state, seat, command, in_place)
+        return self._action(state, seat, command, in_place)
 
-    def _choose_board(self, state: ProsperityState, seat: int, cmd: c.ChooseBoard) -> list[msgspec.Struct] | Rejected:
+    def _emitter(self, state: ProsperityState, in_place: bool) -> Emitter[ProsperityState]:
+        return Emitter(state if in_place else clone(state), self.evolve)
+
+    def _choose_board(
+        self, state: ProsperityState, seat: int, cmd: c.ChooseBoard, in_place: bool
+    ) -> list[msgspec.Struct] | Rejected:
         board = self.data.boards.get(cmd.side)
         if board is None:
             return reject("PRO-BOARD", f"no board side {cmd.side!r}; sides: {list(self.data.board_ids)}")
         printed = sc.shown(self.data, board, [])
-        out = Emitter(clone(state), self.evolve)
+        out = self._emitter(state, in_place)
         out.emit(c.BoardChosen(seat=seat, side=cmd.side, energy=printed.energy, ecology=printed.ecology))
         if all(p.side for p in out.state.players):
             self._draw(out, out.state.first_player)
@@ -138,7 +170,9 @@ class ProsperityRules:
         points = sc.prosperity_count(board, p.discs, shown.prosperity)
         return c.Counted(seat=seat, symbol=symbol, final=final, level=symbols, points=points)
 
-    def _settle_count(self, state: ProsperityState, seat: int, cmd: msgspec.Struct) -> list[msgspec.Struct] | Rejected:
+    def _settle_count(
+        self, state: ProsperityState, seat: int, cmd: msgspec.Struct, in_place: bool
+    ) -> list[msgspec.Struct] | Rejected:
         p = state.players[seat]
         options = sc.pending_options(self.data, state, seat)
         choices = f"choose {options.start}..{options.stop - 1}"
@@ -160,7 +194,7 @@ class ProsperityRules:
                     f"{cmd.energy} steps on the energy track with markers at {p.research}: {choices}",
                 )
             choice = cmd.energy
-        out = Emitter(clone(state), self.evolve)
+        out = self._emitter(state, in_place)
         event = self._count(out.state, seat, state.symbol, state.phase == FINAL, choice)
         assert event is not None
         out.emit(event)
@@ -169,7 +203,9 @@ class ProsperityRules:
 
     # ---- actions ------------------------------------------------------------------------
 
-    def _action(self, state: ProsperityState, seat: int, cmd: msgspec.Struct) -> list[msgspec.Struct] | Rejected:
+    def _action(
+        self, state: ProsperityState, seat: int, cmd: msgspec.Struct, in_place: bool
+    ) -> list[msgspec.Struct] | Rejected:
         p = state.players[seat]
         event: msgspec.Struct
         if isinstance(cmd, c.Income):
@@ -191,7 +227,7 @@ class ProsperityRules:
             event = bought
         else:
             return reject("PRO-EXPECTED", f"the active player takes an action, not {type(cmd).__name__}")
-        out = Emitter(clone(state), self.evolve)
+        out = self._emitter(state, in_place)
         out.emit(event)
         if out.state.actions_left <= 0:
             self._end_turn(out)
@@ -325,10 +361,9 @@ class ProsperityRules:
                 return [c.SettleEnergy(discs=k) for k in options]
             return [c.SplitResearch(energy=k) for k in options]
         p = state.players[seat]
-        actions: list[msgspec.Struct] = [c.Income()]
-        if p.discs > 0:
-            actions.append(c.CleanUp())
-        actions += [c.Research(track=t) for i, t in enumerate(TRACKS) if p.research[i] < self.data.research_top]
+        actions: list[msgspec.Struct] = [_INCOME, _CLEAN_UP] if p.discs > 0 else [_INCOME]
+        top = self.data.research_top
+        actions += [_RESEARCH[i] for i in range(len(TRACKS)) if p.research[i] < top]
         board = self.data.boards[p.side]
         index = self.data.space_index[p.side]
         # Spaces open to each colour (a marked blue space only once its green space is covered).
@@ -337,14 +372,16 @@ class ProsperityRules:
             if space.needs and not p.stacks[index[space.needs]]:
                 continue
             open_spaces.setdefault(space.colour, []).append(space.id)
+        opened = {colour: tuple(ids) for colour, ids in open_spaces.items()}
+        tiles = self.data.tiles
         for tile_id in state.research_board:
-            tile = self.data.tiles[tile_id]
+            tile = tiles[tile_id]
             if sc.price(tile.level, p.research[TRACKS.index(tile.side)]) > p.money:
                 continue
             if tile.special:
-                actions.append(c.BuyTile(tile=tile_id))
+                actions.append(_buys(tile_id, None)[0])
             else:
-                actions += [c.BuyTile(tile=tile_id, space=sid) for sid in open_spaces.get(COLOUR_OF[tile.type], ())]
+                actions += _buys(tile_id, opened.get(COLOUR_OF[tile.type], ()))
         return actions
 
     def default_action(self, state: ProsperityState, seat: int) -> msgspec.Struct:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 
@@ -50,6 +51,27 @@ def _next_seat(state: SentientState, seat: int) -> int | None:
     return None
 
 
+_PASS = c.Pass()
+
+
+@functools.cache
+def _acquires(
+    slot: int, corners: tuple[bool, bool], free: tuple[int, ...], assistants: int
+) -> tuple[msgspec.Struct, ...]:
+    """Every Acquire of the card in factory `slot`, whose left and right `corners` can or cannot be
+    blocked. A move has a few hundred, built on every call they were most of an offline self-play
+    step: they are built once per argument set (at most 4 x 4 x 16 x 6) and reused (frozen)."""
+    lefts = (False, True) if corners[0] else (False,)
+    rights = (False, True) if corners[1] else (False,)
+    return tuple(
+        c.Acquire(factory_slot=slot, network_slot=ns, assistants=a, block_left=bl, block_right=br)
+        for ns in free
+        for bl in lefts
+        for br in rights
+        for a in range(assistants - bl - br + 1)
+    )
+
+
 class SentientRules:
     """The `games.base.Rules` implementation for Sentient."""
 
@@ -63,6 +85,8 @@ class SentientRules:
     def __init__(self, data: SentientData | None = None) -> None:
         self.data = data if data is not None else load()
         self.data_version = self.data.data_version
+        # Per card: can its left / right corner be blocked (a + or - corner, not =).
+        self._corners = {cid: (card.left != "=", card.right != "=") for cid, card in self.data.cards.items()}
 
     # ---- set-up -------------------------------------------------------------------------
 
@@ -72,7 +96,7 @@ class SentientRules:
     def setup(self, num_players: int, rng: Rng) -> list[msgspec.Struct]:
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"Sentient takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {num_players}")
-        out = Emitter(new_state(num_players), self.evolve)
+        out = Emitter(new_state(num_players), fold.fold_own)
         sides = rng.shuffled(list(self.data.side_ids))[:num_players]
         out.emit(
             c.BoardsDealt(
@@ -117,12 +141,23 @@ class SentientRules:
     def decide(
         self, state: SentientState, seat: int, command: msgspec.Struct, rng: Rng
     ) -> list[msgspec.Struct] | Rejected:
+        return self._decide(state, seat, command, rng, in_place=False)
+
+    def decide_into(
+        self, state: SentientState, seat: int, command: msgspec.Struct, rng: Rng
+    ) -> list[msgspec.Struct] | Rejected:
+        """`decide` folding into `state` (games.base.DecidesInPlace): every refusal comes first."""
+        return self._decide(state, seat, command, rng, in_place=True)
+
+    def _decide(
+        self, state: SentientState, seat: int, command: msgspec.Struct, rng: Rng, in_place: bool
+    ) -> list[msgspec.Struct] | Rejected:
         if state.current != seat:
             return reject("SEN-TURN", f"seat {seat} acted but it is seat {state.current}'s turn")
         if isinstance(command, c.Pass):
-            return self._decide_pass(state, seat, rng)
+            return self._decide_pass(state, seat, rng, in_place)
         assert isinstance(command, c.Acquire)  # games.match passes only command_types
-        return self._decide_acquire(state, seat, command, rng)
+        return self._decide_acquire(state, seat, command, rng, in_place)
 
     def _check_acquire(self, state: SentientState, seat: int, cmd: c.Acquire) -> Rejected | None:
         p = state.players[seat]
@@ -150,7 +185,7 @@ class SentientRules:
         return None
 
     def _decide_acquire(
-        self, state: SentientState, seat: int, cmd: c.Acquire, rng: Rng
+        self, state: SentientState, seat: int, cmd: c.Acquire, rng: Rng, in_place: bool
     ) -> list[msgspec.Struct] | Rejected:
         refusal = self._check_acquire(state, seat, cmd)
         if refusal is not None:
@@ -164,7 +199,7 @@ class SentientRules:
             before[0] if cmd.block_left else calibrate(before[0], card.left),
             before[1] if cmd.block_right else calibrate(before[1], card.right),
         ]
-        out = Emitter(clone(state), self.evolve)
+        out = Emitter(state if in_place else clone(state), fold.fold_own)
         out.emit(
             c.CardAcquired(
                 seat=seat,
@@ -181,11 +216,13 @@ class SentientRules:
         self._end_turn(out, seat, rng)
         return out.events
 
-    def _decide_pass(self, state: SentientState, seat: int, rng: Rng) -> list[msgspec.Struct] | Rejected:
+    def _decide_pass(
+        self, state: SentientState, seat: int, rng: Rng, in_place: bool
+    ) -> list[msgspec.Struct] | Rejected:
         p = state.players[seat]
         if p.passed:
             return reject("SEN-PASS-ONCE", f"seat {seat} already passed this round; {p.agents} agents left")
-        out = Emitter(clone(state), self.evolve)
+        out = Emitter(state if in_place else clone(state), fold.fold_own)
         if p.agents > 0:
             discarded = [cid for cid in state.factory if cid is not None]
             out.emit(c.PlayerPassed(seat=seat, discarded=discarded))
@@ -276,32 +313,14 @@ class SentientRules:
         if state.over or state.current != seat:
             return []
         p = state.players[seat]
-        actions: list[msgspec.Struct] = []
-        if not p.passed:
-            actions.append(c.Pass())
+        actions: list[msgspec.Struct] = [] if p.passed else [_PASS]
         if p.agents <= 0:
             return actions
-        free = [i + 1 for i, cid in enumerate(p.network) if cid is None]
-        for fi, card_id in enumerate(state.factory):
-            if card_id is None:
-                continue
-            card = self.data.cards[card_id]
-            lefts = (False, True) if card.left != "=" else (False,)
-            rights = (False, True) if card.right != "=" else (False,)
-            for ns in free:
-                for bl in lefts:
-                    for br in rights:
-                        spare = p.assistants - bl - br
-                        for a in range(spare + 1):
-                            actions.append(
-                                c.Acquire(
-                                    factory_slot=fi + 1,
-                                    network_slot=ns,
-                                    assistants=a,
-                                    block_left=bl,
-                                    block_right=br,
-                                )
-                            )
+        free = tuple(i for i, cid in enumerate(p.network, 1) if cid is None)
+        corners = self._corners
+        for slot, card_id in enumerate(state.factory, 1):
+            if card_id is not None:
+                actions += _acquires(slot, corners[card_id], free, p.assistants)
         return actions
 
     def default_action(self, state: SentientState, seat: int) -> msgspec.Struct:

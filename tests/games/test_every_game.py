@@ -11,6 +11,7 @@ true state, giving the same sample for the same rng.
 from __future__ import annotations
 
 import inspect
+import random
 from pathlib import Path
 
 import jsonschema
@@ -113,6 +114,47 @@ def test_a_refusal_changes_nothing(name: str) -> None:
             assert isinstance(out, Rejected) and out.text
             assert spec.rule_texts.get(out.rule) == out.text, f"{out.rule} is not in the spec's rule_texts"
     assert (game.state, game.version, _views(game)) == before
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_deciding_in_place_is_deciding_on_a_copy_then_folding(name: str) -> None:
+    """Offline play and search fold a command straight into the state when the game offers
+    `decide_into`: at every step of random games it must give `decide`'s events and leave the
+    state `decide`'s events fold to; a refusal (out of turn, or a move gone stale) leaves it as it
+    was."""
+    spec = SPECS[name]
+    rules = spec.rules
+    if not hasattr(rules, "decide_into"):
+        pytest.skip(f"{name} decides on a copy only")
+    into = rules.decide_into  # type: ignore[attr-defined]
+    refused = 0
+    for players in range(rules.min_players, rules.max_players + 1):
+        game = new_game(rules, players, f"in-place-{name}-{players}", record_events=False)
+        state, version, pick = rules.clone(game.state), game.version, random.Random(players)
+        stale: list[msgspec.Struct] = []
+        while not rules.is_over(state):
+            seat = rules.to_act(state)[0]
+            legal = rules.legal_actions(state, seat)
+            tries = [(s, legal[0]) for s in range(players) if s not in rules.to_act(state)]
+            tries += [(seat, a) for a in stale[:3] if a not in legal]
+            for who, action in tries:
+                expected = rules.decide(state, who, action, Rng.for_version(game.seed, version))
+                if isinstance(expected, Rejected):
+                    snapshot = rules.clone(state)
+                    assert into(state, who, action, Rng.for_version(game.seed, version)) == expected
+                    assert state == snapshot, f"{name}: {expected.rule} changed the state in place"
+                    refused += 1
+            action = legal[pick.randrange(len(legal))]
+            expected = rules.decide(state, seat, action, Rng.for_version(game.seed, version))
+            assert not isinstance(expected, Rejected)
+            folded = rules.clone(state)
+            for event in expected:
+                folded = rules.evolve(folded, event)
+            assert into(state, seat, action, Rng.for_version(game.seed, version)) == expected
+            assert state == folded
+            version += len(expected)
+            stale = legal
+    assert refused > 50
 
 
 @pytest.mark.parametrize("name", NAMES)
