@@ -160,7 +160,7 @@ def decide(match: Match, req: Request, apply: bool = False, in_place: bool = Fal
     if type(cmd) not in rules.command_types:
         return rejected("GAME-UNKNOWN-TYPE", f"{type_name(cmd)} is not a {match.game_type} command")
     rng = Rng.for_version(_seed(match), match.version)
-    if apply and in_place and hasattr(rules, "decide_into"):
+    if apply and in_place and _decides_in_place(rules):
         out = cast("DecidesInPlace", rules).decide_into(match.game, req.seat, cmd, rng)
         if isinstance(out, Rejected):
             return out
@@ -170,6 +170,21 @@ def decide(match: Match, req: Request, apply: bool = False, in_place: bool = Fal
     if isinstance(out, Rejected):
         return out
     return _after(match, out, apply)
+
+
+_IN_PLACE: dict[type, bool] = {}
+
+
+def _decides_in_place(rules: Rules[Any]) -> bool:
+    """Does the class that gives `rules` its `decide` give its `decide_into` too? A variant that
+    overrides `decide` only, or a wrapper forwarding attributes to another game, must not have its
+    own `decide` bypassed by the inner game's `decide_into`."""
+    kind = type(rules)
+    known = _IN_PLACE.get(kind)
+    if known is None:
+        owner = next((k for k in kind.__mro__ if "decide" in vars(k) or "decide_into" in vars(k)), None)
+        known = _IN_PLACE[kind] = owner is not None and "decide" in vars(owner) and "decide_into" in vars(owner)
+    return known
 
 
 def _folded(match: Match, out: list[msgspec.Struct] | Rejected, apply: bool) -> list[msgspec.Struct] | Rejected:

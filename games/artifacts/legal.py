@@ -5,6 +5,7 @@ EXACT_SALES combinations is listed through a representative subset."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 
@@ -19,18 +20,44 @@ _SCROLL = KINDS.index("scroll")
 EXACT_SALES = 256
 
 
-def _buys(data: ArtifactsData, s: ArtifactsState, seat: int, die: int, card: str, action: int) -> list[msgspec.Struct]:
+@functools.lru_cache(maxsize=4096)
+def _buy_commands(
+    die: int, card: str, action: int, markets: tuple[str, ...], places: tuple[tuple[int, int], ...]
+) -> tuple[msgspec.Struct, ...]:
+    """Every Buy of one die on one action slot. A move lists hundreds of commands, the same ones
+    while the hand, the market and the dice stay as they are: they are built once per argument set
+    and reused (frozen), here and in the caches below (building them was most of a step)."""
+    return tuple(
+        c.Buy(die=die, card=card, action=action, market=market, row=r, col=col)
+        for market in markets
+        for r, col in places
+    )
+
+
+def _affordable(data: ArtifactsData, s: ArtifactsState, seat: int) -> tuple[str, ...]:
     p = s.players[seat]
-    out: list[msgspec.Struct] = []
-    places = free_places(p.cards)
-    for slots in s.market:
-        for market in slots:
-            if market is None:
-                continue
-            asset = data.assets[market]
-            if asset.cost > p.dollars or asset.scrolls > p.artifacts[_SCROLL]:
-                continue
-            out += [c.Buy(die=die, card=card, action=action, market=market, row=r, col=col) for r, col in places]
+    return tuple(
+        market
+        for slots in s.market
+        for market in slots
+        if market is not None
+        and data.assets[market].cost <= p.dollars
+        and data.assets[market].scrolls <= p.artifacts[_SCROLL]
+    )
+
+
+def _buys(
+    data: ArtifactsData,
+    s: ArtifactsState,
+    seat: int,
+    die: int,
+    card: str,
+    action: int,
+    markets: tuple[str, ...],
+    places: tuple[tuple[int, int], ...],
+) -> list[msgspec.Struct]:
+    p = s.players[seat]
+    out: list[msgspec.Struct] = list(_buy_commands(die, card, action, markets, places))
     for pc in p.cards:
         asset = data.assets[pc.card]
         if pc.level == 1 and asset.cost <= p.dollars and asset.scrolls <= p.artifacts[_SCROLL]:
@@ -56,17 +83,39 @@ def _sales(held: list[int]) -> list[tuple[int, ...]]:
     return sorted(picks)
 
 
-def _dives(data: ArtifactsData, s: ArtifactsState) -> list[msgspec.Struct]:
+def _dives(data: ArtifactsData, s: ArtifactsState) -> tuple[msgspec.Struct, ...]:
     if s.dived or not s.underwater:
-        return []
-    need = data.underwater[s.underwater[0]].number
-    counts = sorted(Counter(s.dice).items())
+        return ()
+    return _dive_commands(tuple(sorted(Counter(s.dice).items())), data.underwater[s.underwater[0]].number)
+
+
+@functools.lru_cache(maxsize=1024)
+def _dive_commands(counts: tuple[tuple[int, int], ...], need: int) -> tuple[msgspec.Struct, ...]:
+    """Every Dive with dice (value, how many unplaced) summing to at least `need`, built once per
+    argument set (frozen; their lists are never changed)."""
     out: list[msgspec.Struct] = []
     for take in itertools.product(*(range(n + 1) for _, n in counts)):
         dice = [v for (v, _), k in zip(counts, take, strict=True) for _ in range(k)]
         if dice and sum(dice) >= need:
             out.append(c.Dive(dice=dice))
-    return out
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _collector_sales(die: int, held: tuple[int, ...]) -> tuple[msgspec.Struct, ...]:
+    return tuple(
+        c.SellToCollectors(die=die, fossil=x[0], scroll=x[1], gem=x[2], statue=x[3]) for x in _sales(list(held))
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _use(die: int, card: str, action: int) -> msgspec.Struct:
+    return c.UseAction(die=die, card=card, action=action)
+
+
+@functools.lru_cache(maxsize=4096)
+def _museum_sale(die: int, museum: str, box: int) -> msgspec.Struct:
+    return c.SellToMuseum(die=die, museum=museum, box=box)
 
 
 def legal_actions(data: ArtifactsData, s: ArtifactsState, seat: int) -> list[msgspec.Struct]:
@@ -86,7 +135,10 @@ def legal_actions(data: ArtifactsData, s: ArtifactsState, seat: int) -> list[msg
     for pid in data.public_ids:
         for i, a in enumerate(data.actions_of(pid, 1)):
             slots.append((pid, i + 1, a.effect, a.die))
-    sales: list[tuple[int, ...]] | None = None
+    held_all = tuple(p.artifacts)
+    # What every buy slot offers this move: the market cards the seat can pay, the free places.
+    markets = _affordable(data, s, seat)
+    places = tuple(free_places(p.cards))
     for card, action, effect, need in slots:
         if slot_key(card, action) in s.used:
             continue
@@ -94,18 +146,16 @@ def legal_actions(data: ArtifactsData, s: ArtifactsState, seat: int) -> list[msg
             if die not in data.needs[need]:
                 continue
             if effect in SIMPLE_EFFECTS:
-                out.append(c.UseAction(die=die, card=card, action=action))
+                out.append(_use(die, card, action))
             elif effect == "buy":
-                out += _buys(data, s, seat, die, card, action)
+                out += _buys(data, s, seat, die, card, action, markets, places)
             elif effect == "museum":
                 held = p.artifacts[KINDS.index(data.museums[card].kind)]
                 boxes = s.boxes[s.museum_ids.index(card)]
                 for b, count in enumerate(museum_orders(data, s, card)):
                     if boxes[b] is None and count <= held:
-                        out.append(c.SellToMuseum(die=die, museum=card, box=b + 1))
+                        out.append(_museum_sale(die, card, b + 1))
             elif effect == "collectors":
-                if sales is None:
-                    sales = _sales(p.artifacts)
-                out += [c.SellToCollectors(die=die, fossil=x[0], scroll=x[1], gem=x[2], statue=x[3]) for x in sales]
+                out += _collector_sales(die, held_all)
     out += _dives(data, s)
     return out

@@ -6,17 +6,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import msgspec
 import pytest
 
 from contracts.sentient import Acquire, Pass
 from games import match as m
-from games.base import Result
+from games.base import Rejected, Result
 from games.bots import Bot, RandomBot
 from games.offline import IllegalAction, OfflineGame, determinizer_for, new_game, play
 from games.rng import Rng
 from games.sentient import RULES
 from games.sentient.bots import GreedyBot
 from games.sentient.determinize import determinize, unseen_cards
+from games.sentient.rules import SentientRules
 from games.sentient.spec import SPEC
 
 
@@ -103,6 +105,28 @@ class _TieRules:
 def test_tied_winners_share_the_win() -> None:
     game = play(new_game(_TieRules(), 3, "off-tie"), _bots(1, 3))  # type: ignore[arg-type]
     assert game.returns() == [0.5, 0.5, 0.0]
+
+
+class _NoPassing(SentientRules):
+    """A variant that overrides `decide` only: offline play must judge with it, not with the
+    `decide_into` it inherits (which would skip the override)."""
+
+    def decide(self, state: Any, seat: int, command: msgspec.Struct, rng: Rng) -> list[msgspec.Struct] | Rejected:
+        if isinstance(command, Pass):
+            return Rejected(rule="SEN-NO-PASSING", text="This variant has no passing.")
+        return super().decide(state, seat, command, rng)
+
+
+def test_a_variant_overriding_decide_is_judged_by_its_own_decide() -> None:
+    game = new_game(_NoPassing(RULES.data), 2, "off-variant")
+    with pytest.raises(IllegalAction) as refused:
+        game.apply(Pass())
+    assert refused.value.rejected.rule == "SEN-NO-PASSING"
+    # The game still plays, through the variant's decide (and so on a copy).
+    seat = game.current_player()
+    assert seat is not None
+    game.apply(next(a for a in game.legal_actions(seat) if isinstance(a, Acquire)))
+    assert game.history and game.version > 0
 
 
 def _mid_game(seed: str, moves: int) -> OfflineGame:
