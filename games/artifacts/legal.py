@@ -101,7 +101,8 @@ def _dive_commands(counts: tuple[tuple[int, int], ...], need: int) -> tuple[msgs
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=1024)
+# Up to EXACT_SALES commands an entry: fewer entries than the other tables keep.
+@functools.lru_cache(maxsize=256)
 def _collector_sales(die: int, held: tuple[int, ...]) -> tuple[msgspec.Struct, ...]:
     return tuple(
         c.SellToCollectors(die=die, fossil=x[0], scroll=x[1], gem=x[2], statue=x[3]) for x in _sales(list(held))

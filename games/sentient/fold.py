@@ -157,9 +157,3 @@ def evolve(data: SentientData, state: SentientState, event: msgspec.Struct) -> S
         raise TypeError(f"not a Sentient event: {type(event).__name__}")
     handler(state, event)
     return state
-
-
-def fold_own(state: SentientState, event: msgspec.Struct) -> None:
-    """`evolve` for the rules' own emitter, whose events are always Sentient's: one call less
-    an event (five a move) on the decide path."""
-    _HANDLERS[type(event)](state, event)

@@ -96,7 +96,7 @@ class SentientRules:
     def setup(self, num_players: int, rng: Rng) -> list[msgspec.Struct]:
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(f"Sentient takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {num_players}")
-        out = Emitter(new_state(num_players), fold.fold_own)
+        out = Emitter(new_state(num_players), self.evolve)
         sides = rng.shuffled(list(self.data.side_ids))[:num_players]
         out.emit(
             c.BoardsDealt(
@@ -199,7 +199,7 @@ class SentientRules:
             before[0] if cmd.block_left else calibrate(before[0], card.left),
             before[1] if cmd.block_right else calibrate(before[1], card.right),
         ]
-        out = Emitter(state if in_place else clone(state), fold.fold_own)
+        out = Emitter(state if in_place else clone(state), self.evolve)
         out.emit(
             c.CardAcquired(
                 seat=seat,
@@ -222,7 +222,7 @@ class SentientRules:
         p = state.players[seat]
         if p.passed:
             return reject("SEN-PASS-ONCE", f"seat {seat} already passed this round; {p.agents} agents left")
-        out = Emitter(state if in_place else clone(state), fold.fold_own)
+        out = Emitter(state if in_place else clone(state), self.evolve)
         if p.agents > 0:
             discarded = [cid for cid in state.factory if cid is not None]
             out.emit(c.PlayerPassed(seat=seat, discarded=discarded))
