@@ -5,7 +5,9 @@ OpenSpiel's C++ backgammon played the same way in the same run, as the peer (the
 
 A step is one `apply` (ours) or one `apply_action` (OpenSpiel's, its chance moves included: both
 sides count every transition a game loop makes). New games are set up inside the timed loop, as a
-self-play run does. Printed: per repeat, then the medians and their ratio.
+self-play run does. Ours is the offline API as a user gets it: on the game's native core when it
+has one (Sentient's, games/sentient/native.pyx), and then the Python rules are measured too, in the
+same run. Printed: per repeat, then the medians and their ratios.
 """
 
 from __future__ import annotations
@@ -28,15 +30,22 @@ class Figures(msgspec.Struct, kw_only=True):
     peer: str | None
     peer_steps_per_s: float | None
     ratio: float | None
+    # With a native core: `steps_per_s` is the core's, and these the Python rules'.
+    python_steps_per_s: float | None = None
+    python_ratio: float | None = None
 
 
-def ours(game: str, players: int, seconds: float) -> float:
+def has_native(game: str, players: int) -> bool:
+    return new_game(SPECS[game].rules, players, "offline-probe", record_events=False).native
+
+
+def ours(game: str, players: int, seconds: float, native: bool | None = None) -> float:
     rules = SPECS[game].rules
     rng = random.Random(0)
     steps, i = 0, 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        g = new_game(rules, players, f"offline-{i}", record_events=False)
+        g = new_game(rules, players, f"offline-{i}", record_events=False, native=native)
         i += 1
         while not g.is_terminal():
             seat = g.current_player()
@@ -67,7 +76,8 @@ def peer(name: str, seconds: float) -> float:
 
 
 def run(game: str, players: int, seconds: float, repeats: int, peer_name: str = "backgammon") -> Figures:
-    mine, theirs = [], []
+    mine, theirs, python = [], [], []
+    native = has_native(game, players)
     try:
         import pyspiel  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
 
@@ -78,12 +88,16 @@ def run(game: str, players: int, seconds: float, repeats: int, peer_name: str = 
         # Alternated, so a slow spell of the machine hits both.
         mine.append(ours(game, players, seconds))
         line = f"repeat {r + 1}: {game} {players}p {mine[-1]:,.0f} steps/s"
+        if native:
+            python.append(ours(game, players, seconds, native=False))
+            line = f"repeat {r + 1}: {game} {players}p native {mine[-1]:,.0f}, Python {python[-1]:,.0f} steps/s"
         if has_peer:
             theirs.append(peer(peer_name, seconds))
             line += f", OpenSpiel {peer_name} {theirs[-1]:,.0f} steps/s"
         print(line, flush=True)
     a = statistics.median(mine)
     b = statistics.median(theirs) if theirs else None
+    py = statistics.median(python) if python else None
     return Figures(
         game=game,
         players=players,
@@ -91,6 +105,8 @@ def run(game: str, players: int, seconds: float, repeats: int, peer_name: str = 
         peer=peer_name if b else None,
         peer_steps_per_s=round(b) if b else None,
         ratio=round(a / b, 3) if b else None,
+        python_steps_per_s=round(py) if py else None,
+        python_ratio=round(py / b, 3) if py and b else None,
     )
 
 

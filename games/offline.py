@@ -29,7 +29,7 @@ import msgspec
 
 from contracts import lifecycle as lc
 from games import match as m
-from games.base import Rejected, Rules
+from games.base import Rejected, Result, Rules
 from games.bots import Bot
 from games.catalog import spec_for
 from games.rng import Rng
@@ -69,10 +69,43 @@ class IllegalAction(ValueError):
         self.rejected = rejected
 
 
-class OfflineGame:
-    """One game in memory. Build it with `new_game`; `state` is the TRUE state (secrets included)."""
+class NativeCore(Protocol):
+    """A game's native core (its spec's `native`): the game past set-up, with the lifecycle that
+    offline play needs (resigned seats, the end), stepped without events. It must reach the very
+    states the Python rules reach, draw for draw (the game's tests compare them at every step)."""
 
-    __slots__ = ("_determinize", "events", "history", "match")
+    @property
+    def version(self) -> int: ...
+    @property
+    def ended(self) -> bool: ...
+
+    seed: str
+
+    def play(self, seat: int, action: Command) -> bool:
+        """Apply `action` as the referee would: False, unchanged, when it leaves it to the Python
+        rules (any refusal, whose reason they give, or an input it does not model)."""
+        ...
+
+    def to_act(self) -> list[int]: ...
+    def current_player(self) -> int | None: ...
+    def legal(self, seat: int) -> list[Command]: ...
+    def winners(self) -> list[int]: ...
+    def scores(self) -> list[int]: ...
+    def resigned_seats(self) -> list[bool]: ...
+    def copy(self) -> NativeCore: ...
+    def redeal(self, source: str) -> None: ...
+    def state(self) -> Any: ...
+
+
+class OfflineGame:
+    """One game in memory. Build it with `new_game`; `state` is the TRUE state (secrets included).
+
+    A game that keeps no log may run on its title's native core (`new_game(native=...)`). It
+    behaves as the Python aggregate would, and becomes it (for good) when asked for what the core
+    does not hold: `match`, `state`, or an input only the Python rules model. `native` says which.
+    """
+
+    __slots__ = ("_core", "_determinize", "_match", "events", "history")
 
     def __init__(
         self,
@@ -81,9 +114,12 @@ class OfflineGame:
         history: list[tuple[int, Command]] | None = None,
         events: list[msgspec.Struct] | None = None,
         determinize: Determinizer | None = None,
+        core: NativeCore | None = None,
     ) -> None:
         # The referee's aggregate: lifecycle (seats, status, seed, version) around the game's state.
-        self.match = match
+        # With a core, only its lifecycle part is kept up to date here (see `match`).
+        self._match = match
+        self._core = core
         self.history: list[tuple[int, Command]] = history if history is not None else []
         # Every event folded, lifecycle and secrets included (what the referee's log holds); None:
         # not recorded, which search clones use because they never read it and copying it costs.
@@ -91,8 +127,36 @@ class OfflineGame:
         self._determinize = determinize
 
     @property
+    def native(self) -> bool:
+        """Does this game step on its native core (rather than on the Python aggregate)?"""
+        return self._core is not None
+
+    @property
+    def match(self) -> m.Match:
+        """The referee's aggregate. On a native game, asking for it hands the game over to it."""
+        if self._core is not None:
+            self._sync(self._core)
+            self._core = None
+        return self._match
+
+    def _sync(self, core: NativeCore) -> m.Match:
+        """Bring `_match` level with `core`: the Python aggregate in the same position."""
+        match = self._match
+        match.game = core.state()
+        match.version = core.version
+        match.seed = core.seed
+        for info, resigned in zip(match.seats, core.resigned_seats(), strict=True):
+            if info is not None:
+                info.resigned = resigned
+        if core.ended:
+            res = match.rules.result(match.game)
+            match.status = m.OVER
+            match.result = Result(scores=res.scores, winners=res.winners, breakdown=res.breakdown)
+        return match
+
+    @property
     def rules(self) -> Rules[Any]:
-        return self.match.rules
+        return self._match.rules
 
     @property
     def state(self) -> Any:
@@ -101,27 +165,31 @@ class OfflineGame:
 
     @property
     def seed(self) -> str:
-        assert self.match.seed is not None
-        return self.match.seed
+        if self._core is not None:
+            return self._core.seed
+        assert self._match.seed is not None
+        return self._match.seed
 
     @property
     def version(self) -> int:
         """Events folded so far, lifecycle included: the version the referee's log would be at."""
-        return self.match.version
+        return self._core.version if self._core is not None else self._match.version
 
     @property
     def num_players(self) -> int:
-        return self.match.num_players
+        return self._match.num_players
 
     # ---- queries ------------------------------------------------------------------------
 
     def current_player(self) -> int | None:
         """The first seat the game waits for (None once terminal)."""
-        waiting = m.to_act(self.match)
+        if self._core is not None:
+            return self._core.current_player()
+        waiting = m.to_act(self._match)
         return waiting[0] if waiting else None
 
     def to_act(self) -> list[int]:
-        return m.to_act(self.match)
+        return self._core.to_act() if self._core is not None else m.to_act(self._match)
 
     def legal_actions(self, seat: int | None = None) -> list[Command]:
         """Commands `seat` (default: the current player) may send now; [] when it is not waited on."""
@@ -129,14 +197,20 @@ class OfflineGame:
             seat = self.current_player()
             if seat is None:
                 return []
-        return self.rules.legal_actions(self.state, seat)
+        if self._core is not None:
+            return self._core.legal(seat)
+        return self.rules.legal_actions(self._match.game, seat)
 
     def is_terminal(self) -> bool:
-        return self.match.status != m.RUNNING
+        if self._core is not None:
+            return self._core.ended
+        return self._match.status != m.RUNNING
 
     def scores(self) -> list[int]:
         """Raw per-seat scores from `rules.result` (before the end: whatever the game reports then)."""
-        return list(self.rules.result(self.state).scores)
+        if self._core is not None:
+            return self._core.scores()
+        return list(self.rules.result(self._match.game).scores)
 
     def returns(self) -> list[float]:
         """Per seat, a win share: 1.0 for a sole winner, 1/k to each of k tied winners, 0.0 otherwise.
@@ -145,15 +219,18 @@ class OfflineGame:
         end every seat gets 0.0, as in OpenSpiel: nothing has been won yet.
         """
         out = [0.0] * self.num_players
-        result = self.match.result
-        if result is None:
-            return out
-        for seat in result.winners:
-            out[seat] = 1.0 / len(result.winners)
+        if self._core is not None:
+            winners = self._core.winners() if self._core.ended else []
+        else:
+            result = self._match.result
+            winners = result.winners if result is not None else []
+        for seat in winners:
+            out[seat] = 1.0 / len(winners)
         return out
 
     def view(self, seat: int | None) -> msgspec.Struct:
-        return self.rules.view(self.state, seat)
+        game = self._core.state() if self._core is not None else self._match.game
+        return self.rules.view(game, seat)
 
     # ---- stepping -----------------------------------------------------------------------
 
@@ -169,10 +246,26 @@ class OfflineGame:
             if seat is None:
                 over = Rejected(rule="OFFLINE-OVER", text="The game is over.", detail="no seat to act")
                 raise IllegalAction(-1, action, over)
-        joined = self.match.seats[seat] if 0 <= seat < len(self.match.seats) else None
-        token_hash = joined.token_hash if joined is not None else None
-        self.submit(m.Request(payload=action, seat=seat, token_hash=token_hash), seat)
+        core = self._core
+        if core is not None:
+            if type(seat) is int and 0 <= seat < self._match.num_players and core.play(seat, action):
+                self.history.append((seat, action))
+                return
+            # Refused, or not modelled by the core: the Python rules judge it on the same position.
+            # A refusal leaves both as they were; an accepted move hands the game over for good.
+            snapshot = m.clone(self._sync(core), keep_game=False)
+            out = m.decide(snapshot, self._request(snapshot, action, seat))
+            if isinstance(out, Rejected):
+                raise IllegalAction(seat, action, out)
+            self._core = None
+        self.submit(self._request(self._match, action, seat), seat)
         self.history.append((seat, action))
+
+    @staticmethod
+    def _request(match: m.Match, action: Command, seat: int) -> m.Request:
+        joined = match.seats[seat] if 0 <= seat < len(match.seats) else None
+        token_hash = joined.token_hash if joined is not None else None
+        return m.Request(payload=action, seat=seat, token_hash=token_hash)
 
     def submit(self, request: m.Request, seat: int = -1) -> list[msgspec.Struct]:
         """Judge one request as the referee does (`games.match.decide`) and fold what it writes."""
@@ -193,18 +286,32 @@ class OfflineGame:
         already in the state (e.g. the deck order) from that seed too. Without a hook only the
         future is resampled, which is exact for games that keep no secrets in their state.
         """
+        if resample and rng_seed is None:
+            raise ValueError("resample=True needs an rng_seed for the sampled future")
+        if not resample and rng_seed is not None:
+            raise ValueError("rng_seed is only used with resample=True; see with_seed")
+        # Versioned like the referee's streams, under a prefix no decide stream uses.
+        redeal = f"determinize:{rng_seed}"
+        if self._core is not None:
+            core = self._core.copy()
+            if resample:
+                assert rng_seed is not None
+                if self._determinize is not None:
+                    core.redeal(f"{redeal}:{core.version}")
+                core.seed = rng_seed
+            return OfflineGame(
+                m.clone(self._match, keep_game=False),
+                history=list(self.history),
+                determinize=self._determinize,
+                core=core,
+            )
         if resample:
-            if rng_seed is None:
-                raise ValueError("resample=True needs an rng_seed for the sampled future")
-            match = m.clone(self.match, keep_game=self._determinize is None)
+            match = m.clone(self._match, keep_game=self._determinize is None)
             if self._determinize is not None:
-                # Versioned like the referee's streams, under a prefix no decide stream uses.
-                match.game = self._determinize(self.state, Rng.for_version(f"determinize:{rng_seed}", self.version))
+                match.game = self._determinize(self._match.game, Rng.for_version(redeal, self.version))
             match.seed = rng_seed
         else:
-            if rng_seed is not None:
-                raise ValueError("rng_seed is only used with resample=True; see with_seed")
-            match = m.clone(self.match)
+            match = m.clone(self._match)
         # A determinization keeps no log: the log holds the true seed and every secret dealt.
         kept = keep_events and not resample and self.events is not None
         return OfflineGame(
@@ -217,7 +324,10 @@ class OfflineGame:
     def with_seed(self, seed: str) -> OfflineGame:
         """A copy whose future randomness comes from `seed`; the state (secrets included) is kept."""
         copy = self.clone()
-        copy.match.seed = seed
+        if copy._core is not None:
+            copy._core.seed = seed
+        else:
+            copy._match.seed = seed
         return copy
 
     @property
@@ -234,11 +344,19 @@ def new_game(
     game_id: str = "offline",
     move_timeout_s: float | None = None,
     record_events: bool = True,
+    native: bool | None = None,
 ) -> OfflineGame:
     """A game after set-up, exactly as the referee sets it up from `seed`: created, every seat
-    joined (`seats`, default "seat-0", ...), started by seat 0."""
+    joined (`seats`, default "seat-0", ...), started by seat 0.
+
+    `native`: step the game on its title's native core (a spec's `native`, e.g. Sentient's), which
+    writes no log. None (the default): when there is one for `rules` and no events are recorded.
+    True: it must be (ValueError otherwise). False: the Python aggregate, always.
+    """
     if seats is not None and len(seats) != num_players:
         raise ValueError(f"{len(seats)} seats for {num_players} players")
+    if native and record_events:
+        raise ValueError("a native core writes no log: ask for record_events=False")
     game = OfflineGame(
         m.Match(game_id=game_id, rules_impl=rules),
         events=[] if record_events else None,
@@ -253,8 +371,23 @@ def new_game(
         game.submit(m.Request(payload=join, seat=i, new_token_hash=token_hash, reply_client=sitter.reply_client), i)
     first = game.match.seats[0]
     assert first is not None
+    core = None if record_events or native is False else native_core(rules, num_players, seed, game.version)
+    if core is not None:
+        game._core = core
+        game._match.status = m.RUNNING
+        return game
+    if native:
+        raise ValueError(f"no native core for these {rules.name} rules (not built, or a variant)")
     game.submit(m.Request(payload=lc.StartGame(), seat=0, token_hash=first.token_hash), 0)
     return game
+
+
+def native_core(rules: Rules[Any], num_players: int, seed: str, version: int) -> NativeCore | None:
+    """The game as StartGame leaves it at `version`, on its native core; None without one."""
+    spec = spec_for(rules.name)
+    if spec is None or spec.native is None:
+        return None
+    return cast(NativeCore | None, spec.native(rules, num_players, seed, version))
 
 
 class SearchBot(Protocol):

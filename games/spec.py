@@ -25,6 +25,12 @@ from games.rng import Rng
 Determinizer = Callable[[Any, Rng], Any]
 
 
+# (rules, num_players, seed, version) -> the game as StartGame leaves it when the log is at `version`,
+# on a native core (games.offline.NativeCore); None for rules it does not serve (a variant, or the
+# core is not built). Offline play without a log steps it instead of the Python aggregate.
+NativeCoreFactory = Callable[[Rules[Any], int, str, int], Any]
+
+
 # Bot kinds every game has (random, the spec's greedy) or the platform hosts (search): a game's own
 # `bots` take other names.
 RESERVED_BOTS = ("random", "greedy", "ismcts")
@@ -82,6 +88,9 @@ class GameSpec:
     # More rule-based bots, by kind name: hosted by the bot runner like greedy and playable in
     # `dicestream tournament` and `balance` (Mechanica's "planner").
     bots: Mapping[str, Callable[[], Bot]] = field(default_factory=dict)
+    # A native core for offline play (optional, for speed only): it must reach the states the Python
+    # rules reach, draw for draw, which the game's own tests check at every step.
+    native: NativeCoreFactory | None = None
 
     @property
     def name(self) -> str:

@@ -129,7 +129,7 @@ def test_deciding_in_place_is_deciding_on_a_copy_then_folding(name: str) -> None
     into = rules.decide_into  # type: ignore[attr-defined]
     refused: set[str] = set()
     for players in range(rules.min_players, rules.max_players + 1):
-        game = new_game(rules, players, f"in-place-{name}-{players}", record_events=False)
+        game = new_game(rules, players, f"in-place-{name}-{players}", record_events=False, native=False)
         state, version, pick = rules.clone(game.state), game.version, random.Random(players)
         # Every action legal earlier in the game: those no longer legal reach the refusals that
         # come last in a decide (funds, spaces, blocks, slots), not just the turn check.
