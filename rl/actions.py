@@ -68,6 +68,11 @@ class ActionCodec:
         self.game = game
         self.commands: tuple[Command, ...] = tuple(commands)
         self._index: dict[bytes, int] = {}
+        # Commands already encoded, keyed by the command itself (frozen structs hash by value):
+        # a legal mask encodes every legal command at every step, and a JSON key costs 5x a hash.
+        # Unhashable ones (list fields) go by their key each time; bounded, since a legal command
+        # outside the encoding's bounds (Artifacts' far columns) is new each time.
+        self._seen: dict[Command, int | None] = {}
         for i, cmd in enumerate(self.commands):
             key = command_key(cmd)
             if key in self._index:
@@ -80,7 +85,15 @@ class ActionCodec:
 
     def encode(self, cmd: Command) -> int | None:
         """The index of `cmd`, or None when the encoding bounds leave it out."""
-        return self._index.get(command_key(cmd))
+        try:
+            return self._seen[cmd]
+        except KeyError:
+            index = self._seen[cmd] = self._index.get(command_key(cmd))
+            if len(self._seen) > 4 * len(self.commands):
+                self._seen.clear()
+            return index
+        except TypeError:  # unhashable: a list field
+            return self._index.get(command_key(cmd))
 
     def decode(self, index: int) -> Command:
         return self.commands[index]

@@ -53,6 +53,9 @@ class DicestreamAEC(AECEnv[str, Obs, int]):  # type: ignore[misc]
         self._seed = seed
         self._episode = 0
         self.game: OfflineGame | None = None
+        # Legal masks of `_masked`'s positions seen so far, by (version, seat).
+        self._masked: OfflineGame | None = None
+        self._masks: dict[tuple[int, int], npt.NDArray[np.int8]] = {}
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -65,15 +68,23 @@ class DicestreamAEC(AECEnv[str, Obs, int]):  # type: ignore[misc]
         return self.game
 
     def _mask(self, seat: int) -> npt.NDArray[np.int8]:
-        mask = np.zeros(self.codec.size, dtype=np.int8)
+        """The seat's legal mask, kept for the position: an agent's step asks for the mask its
+        observation held (callers get copies, so a caller writing into one changes nothing)."""
         game = self._game()
+        key = (game.version, seat)
+        if self._masked is game and key in self._masks:
+            return self._masks[key]
+        if self._masked is not game:
+            self._masked, self._masks = game, {}
+        mask = np.zeros(self.codec.size, dtype=np.int8)
         if not game.is_terminal():
             mask[self.codec.legal_indices(game.legal_actions(seat))] = 1
+        self._masks[key] = mask
         return mask
 
     def observe(self, agent: str) -> Obs:
         seat = self.possible_agents.index(agent)
-        return {"observation": self.encoder.encode(self._game().view(seat)), "action_mask": self._mask(seat)}
+        return {"observation": self.encoder.encode(self._game().view(seat)), "action_mask": self._mask(seat).copy()}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:

@@ -53,3 +53,22 @@ def test_illegal_action_is_refused() -> None:
     mask = e.observe(e.agent_selection)["action_mask"]
     with pytest.raises(ValueError, match="not legal"):
         e.step(int(np.flatnonzero(mask == 0)[0]))
+
+
+def test_writing_into_an_observed_mask_changes_nothing() -> None:
+    e = env("sentient", num_players=2, seed=4)
+    e.reset()
+    agent = e.agent_selection
+    mask = e.observe(agent)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    mask[:] = 1
+    assert e.observe(agent)["action_mask"][illegal] == 0
+    with pytest.raises(ValueError, match="not legal"):
+        e.step(illegal)
+    # A legal step moves the game on: the next seat's mask is its own position's.
+    e.step(int(np.flatnonzero(e.observe(agent)["action_mask"])[0]))
+    following = e.observe(e.agent_selection)["action_mask"]
+    game = e.game
+    assert game is not None
+    seat = e.possible_agents.index(e.agent_selection)
+    assert sorted(np.flatnonzero(following)) == e.codec.legal_indices(game.legal_actions(seat))
