@@ -139,6 +139,10 @@ class OfflineGame:
             self._core = None
         return self._match
 
+    @match.setter
+    def match(self, match: m.Match) -> None:
+        self._match, self._core = match, None
+
     def _sync(self, core: NativeCore) -> m.Match:
         """Bring `_match` level with `core`: the Python aggregate in the same position."""
         match = self._match
@@ -197,8 +201,12 @@ class OfflineGame:
             seat = self.current_player()
             if seat is None:
                 return []
-        if self._core is not None:
-            return self._core.legal(seat)
+        core = self._core
+        if core is not None:
+            if type(seat) is int and 0 <= seat < self._match.num_players:
+                return core.legal(seat)
+            # What the rules make of another seat value, on the same position.
+            return self.rules.legal_actions(core.state(), seat)
         return self.rules.legal_actions(self._match.game, seat)
 
     def is_terminal(self) -> bool:
@@ -292,7 +300,7 @@ class OfflineGame:
             raise ValueError("rng_seed is only used with resample=True; see with_seed")
         # Versioned like the referee's streams, under a prefix no decide stream uses.
         redeal = f"determinize:{rng_seed}"
-        if self._core is not None:
+        if self._core is not None and (not resample or type(rng_seed) is str):
             core = self._core.copy()
             if resample:
                 assert rng_seed is not None
@@ -305,13 +313,15 @@ class OfflineGame:
                 determinize=self._determinize,
                 core=core,
             )
+        # A native game's copy with a seed the core does not take (not a str) is a Python one.
+        source = self._match if self._core is None else self._sync(self._core)
         if resample:
-            match = m.clone(self._match, keep_game=self._determinize is None)
+            match = m.clone(source, keep_game=self._determinize is None)
             if self._determinize is not None:
-                match.game = self._determinize(self._match.game, Rng.for_version(redeal, self.version))
+                match.game = self._determinize(source.game, Rng.for_version(redeal, self.version))
             match.seed = rng_seed
         else:
-            match = m.clone(self._match)
+            match = m.clone(source)
         # A determinization keeps no log: the log holds the true seed and every secret dealt.
         kept = keep_events and not resample and self.events is not None
         return OfflineGame(
@@ -324,10 +334,10 @@ class OfflineGame:
     def with_seed(self, seed: str) -> OfflineGame:
         """A copy whose future randomness comes from `seed`; the state (secrets included) is kept."""
         copy = self.clone()
-        if copy._core is not None:
+        if copy._core is not None and type(seed) is str:
             copy._core.seed = seed
         else:
-            copy._match.seed = seed
+            copy.match.seed = seed  # on the Python aggregate: it asserts a seed at the next draw
         return copy
 
     @property
@@ -371,7 +381,9 @@ def new_game(
         game.submit(m.Request(payload=join, seat=i, new_token_hash=token_hash, reply_client=sitter.reply_client), i)
     first = game.match.seats[0]
     assert first is not None
-    core = None if record_events or native is False else native_core(rules, num_players, seed, game.version)
+    core = None
+    if not record_events and native is not False and type(seed) is str:
+        core = native_core(rules, num_players, seed, game.version)
     if core is not None:
         game._core = core
         game._match.status = m.RUNNING

@@ -33,6 +33,8 @@ cdef enum:
     ROUNDS = 3
     MAX_ASSISTANTS = 5
     AGENTS_PER_ROUND = 4
+    # Card values the core takes: 60 cards' worth of them stays far inside a C int.
+    VALUE_BOUND = 1 << 20
 
 # Scoring kinds (games/sentient/scoring.py), in the order of this table.
 KINDS = (
@@ -86,6 +88,11 @@ cdef class Tables:
             raise NotNative("more components than the native core holds")
         self.card_ids = tuple(data.card_ids)
         self.n_cards = len(cards)
+        # The data file bounds no value from above; the core adds scores in C ints.
+        for card in cards:
+            values = (card.vp, card.number, card.points_one, card.points_both, card.threshold, card.offset)
+            if any(not -VALUE_BOUND <= v <= VALUE_BOUND for v in values):
+                raise NotNative(f"card {card.id} holds a value beyond +-{VALUE_BOUND}")
         for i, card in enumerate(cards):
             self.kind[i] = KINDS.index(card.kind)
             self.ctype[i] = CARD_TYPES.index(card.type)

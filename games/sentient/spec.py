@@ -21,25 +21,30 @@ def _determinize(state: Any, rng: Rng) -> Any:
     return determinize(state, rng, RULES.data)
 
 
-_TABLES: weakref.WeakKeyDictionary[SentientRules, Any] = weakref.WeakKeyDictionary()
+# Per rules object: the data its tables were built from, and the tables.
+_TABLES: weakref.WeakKeyDictionary[SentientRules, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+# What a SentientRules instance holds of its own; anything more (a method set on the instance) makes
+# it a variant the core does not know.
+_OWN = frozenset({"data", "data_version", "_corners"})
 
 
 def native_core(rules: Rules[Any], num_players: int, seed: str, version: int) -> Any:
     """games/sentient/native.pyx set up as StartGame at `version` would; None when it is not built
-    (no C compiler at install) or for a variant of the rules (a subclass may change anything)."""
-    if type(rules) is not SentientRules:
+    (no C compiler at install), for a variant of the rules (a subclass, or an instance given its
+    own methods), or for data the core cannot hold."""
+    if type(rules) is not SentientRules or not _OWN.issuperset(vars(rules)):
         return None
     try:
         from games.sentient import native
     except ImportError:
         return None
-    tables = _TABLES.get(rules)
-    if tables is None:
+    cached = _TABLES.get(rules)
+    if cached is None or cached[0] is not rules.data:
         try:
-            tables = _TABLES[rules] = native.Tables(rules.data)
+            cached = _TABLES[rules] = (rules.data, native.Tables(rules.data))
         except native.NotNative:
             return None
-    return native.Core.started(tables, num_players, seed, version)
+    return native.Core.started(cached[1], num_players, seed, version)
 
 
 SPEC = GameSpec(

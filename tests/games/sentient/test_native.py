@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
+import sysconfig
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -13,13 +16,29 @@ import pytest
 
 from contracts import lifecycle as lc
 from contracts.sentient import Acquire, Pass
+from games.bots import RandomBot
 from games.mcts import MCTSBot
-from games.offline import IllegalAction, OfflineGame, new_game
+from games.offline import IllegalAction, OfflineGame, new_game, play
 from games.sentient import RULES, SentientRules
 
-# The install compiles the core (pyproject's ext-modules); a machine without a C compiler runs the
-# Python rules alone and says so with DICESTREAM_NO_NATIVE=1, which skips these tests.
-pytestmark = pytest.mark.skipif(bool(os.environ.get("DICESTREAM_NO_NATIVE")), reason="DICESTREAM_NO_NATIVE is set")
+
+def _why_not_built() -> str | None:
+    """None when the core must be there: the install compiles it wherever a C compiler is found
+    (pyproject's ext-modules, optional). Missing with a compiler present is a failure, not a skip."""
+    try:
+        import games.sentient.native
+    except ImportError:
+        compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+        if shutil.which(os.environ.get("CC", compiler).split()[0]) is None:
+            return "no C compiler here: the install could not build the native core"
+        return None
+    so, pyx = Path(games.sentient.native.__file__), Path(games.sentient.native.__file__).with_name("native.pyx")
+    if so.suffix == ".so" and pyx.exists() and so.stat().st_mtime < pyx.stat().st_mtime:
+        pytest.fail("games/sentient/native.pyx is newer than its build: reinstall (./dev setup)")
+    return None
+
+
+pytestmark = pytest.mark.skipif(_why_not_built() is not None, reason=str(_why_not_built()))
 
 
 def _pair(n: int, seed: str, rules: SentientRules = RULES) -> tuple[OfflineGame, OfflineGame]:
@@ -143,15 +162,48 @@ def test_asking_for_the_match_hands_the_game_over_to_the_python_aggregate() -> N
 def test_an_input_only_the_python_rules_model_hands_the_game_over() -> None:
     python, native = _pair(2, "native-odd-input")
     seat = python.current_player()
-    # An int where the contract says bool: decoded commands never carry one, but the rules accept it.
-    odd = next(a for a in python.legal_actions(seat) if isinstance(a, Acquire) and a.block_left)
-    odd = msgspec.structs.replace(odd, block_left=1)
+    # A bool where the contract says int: decoded commands never carry one, but the rules take
+    # True for 1.
+    odd = next(a for a in python.legal_actions(seat) if isinstance(a, Acquire) and a.assistants == 1)
+    odd = msgspec.structs.replace(odd, assistants=True)
     python.apply(odd, seat)
     native.apply(odd, seat)
     assert not native.native
     assert native.state == python.state
     _lockstep(python, native, random.Random(3), 1000, "after")
     assert native.returns() == python.returns()
+
+
+def _answer(ask: Any, *args: Any) -> tuple[str, Any]:
+    try:
+        return "gave", ask(*args)
+    except Exception as exc:
+        return "raised", type(exc)
+
+
+def test_seats_and_seeds_of_other_types_get_the_python_rules_answer() -> None:
+    python, native = _pair(2, "native-odd-seats")
+    seat = python.current_player()
+    assert seat is not None
+    for odd in (0.5, "0", 2**40, True, False, float(seat), None, -1):
+        assert _answer(native.legal_actions, odd) == _answer(python.legal_actions, odd), odd
+    assert native.native
+    for seed in (5, None):
+        for copies in ((python.with_seed(seed), native.with_seed(seed)),):  # type: ignore[arg-type]
+            a, b = copies
+            assert not b.native and native.native
+            if seed is None:
+                with pytest.raises(AssertionError, match="knows its seed"):
+                    a.apply(a.legal_actions()[0])
+                with pytest.raises(AssertionError, match="knows its seed"):
+                    b.apply(b.legal_actions()[0])
+            else:
+                _lockstep(a, b, random.Random(4), 1000, f"seed {seed!r}")
+    a = python.clone(resample=True, rng_seed=7)  # type: ignore[arg-type]
+    b = native.clone(resample=True, rng_seed=7)  # type: ignore[arg-type]
+    assert a.state == b.state
+    _lockstep(a, b, random.Random(5), 1000, "resampled with an int seed")
+    assert native.native
 
 
 def test_other_data_is_read_by_the_core_too() -> None:
@@ -167,6 +219,16 @@ def test_other_data_is_read_by_the_core_too() -> None:
         assert python.is_terminal() and native.scores() == python.scores()
 
 
+def test_data_beyond_the_cores_bounds_runs_on_the_python_rules() -> None:
+    data = RULES.data
+    cards = {cid: msgspec.structs.replace(card, vp=card.vp and 2**30) for cid, card in data.cards.items()}
+    big = SentientRules(msgspec.structs.replace(data, cards=cards, data_version="native-big"))
+    game = new_game(big, 2, "native-big", record_events=False)
+    assert not game.native
+    play(game, [RandomBot(1), RandomBot(2)])
+    assert max(game.scores()) >= 2**30
+
+
 def test_a_variant_runs_on_its_own_rules() -> None:
     class Variant(SentientRules):
         def legal_actions(self, state: Any, seat: int) -> list[msgspec.Struct]:
@@ -174,6 +236,11 @@ def test_a_variant_runs_on_its_own_rules() -> None:
 
     variant = Variant(RULES.data)
     assert not new_game(variant, 2, "native-variant", record_events=False).native
+    # A method given to one instance makes it a variant too.
+    patched = SentientRules(RULES.data)
+    patched.legal_actions = variant.legal_actions  # type: ignore[method-assign]
+    assert not new_game(patched, 2, "native-patched", record_events=False).native
+    assert new_game(SentientRules(RULES.data), 2, "native-plain", record_events=False).native
     with pytest.raises(ValueError, match="no native core"):
         new_game(variant, 2, "native-variant", record_events=False, native=True)
     with pytest.raises(ValueError, match="writes no log"):
