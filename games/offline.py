@@ -22,6 +22,8 @@ future (a "determinization").
 
 from __future__ import annotations
 
+import contextlib
+import operator
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
@@ -95,6 +97,24 @@ class NativeCore(Protocol):
     def copy(self) -> NativeCore: ...
     def redeal(self, source: str) -> None: ...
     def state(self) -> Any: ...
+
+
+_WIRE = msgspec.json.Encoder()
+
+
+def _malformed(action: object) -> Rejected | None:
+    """What the referee's decoding would say of `action` as its payload (GAME-MALFORMED), or None.
+    A command built in Python is not checked against its types: Acquire(block_left=-3) would give
+    assistants back, and a float or NaN would enter the state. Sent over the wire, it is encoded
+    and decoded like this. (A native core takes exact types only, so only what it declines comes
+    here.)"""
+    if not isinstance(action, msgspec.Struct):
+        return None  # not a command at all: the rules name it (GAME-UNKNOWN-TYPE)
+    try:
+        msgspec.json.decode(_WIRE.encode(action), type=type(action))
+    except (msgspec.ValidationError, msgspec.EncodeError, msgspec.DecodeError, TypeError, ValueError) as exc:
+        return m.rejected("GAME-MALFORMED", f"{type(action).__name__}: {exc}")
+    return None
 
 
 class OfflineGame:
@@ -254,11 +274,18 @@ class OfflineGame:
             if seat is None:
                 over = Rejected(rule="OFFLINE-OVER", text="The game is over.", detail="no seat to act")
                 raise IllegalAction(-1, action, over)
+        if type(seat) is not int:
+            # A NumPy integer (an RL agent's) is the seat it numbers.
+            with contextlib.suppress(TypeError):
+                seat = operator.index(seat)
         core = self._core
+        if core is not None and type(seat) is int and 0 <= seat < self._match.num_players and core.play(seat, action):
+            self.history.append((seat, action))
+            return
+        malformed = _malformed(action)
+        if malformed is not None:
+            raise IllegalAction(seat, action, malformed)
         if core is not None:
-            if type(seat) is int and 0 <= seat < self._match.num_players and core.play(seat, action):
-                self.history.append((seat, action))
-                return
             # Refused, or not modelled by the core: the Python rules judge it on the same position.
             # A refusal leaves both as they were; an accepted move hands the game over for good.
             snapshot = m.clone(self._sync(core), keep_game=False)
@@ -389,7 +416,7 @@ def new_game(
         game._match.status = m.RUNNING
         return game
     if native:
-        raise ValueError(f"no native core for these {rules.name} rules (not built, or a variant)")
+        raise ValueError(f"no native core for these {rules.name} rules (not built, a variant, or a seed not a str)")
     game.submit(m.Request(payload=lc.StartGame(), seat=0, token_hash=first.token_hash), 0)
     return game
 

@@ -91,8 +91,8 @@ cdef class Tables:
         # The data file bounds no value from above; the core adds scores in C ints.
         for card in cards:
             values = (card.vp, card.number, card.points_one, card.points_both, card.threshold, card.offset)
-            if any(not -VALUE_BOUND <= v <= VALUE_BOUND for v in values):
-                raise NotNative(f"card {card.id} holds a value beyond +-{VALUE_BOUND}")
+            if any(type(v) is not int or not -VALUE_BOUND <= v <= VALUE_BOUND for v in values):
+                raise NotNative(f"card {card.id} holds a value that is not an int within +-{VALUE_BOUND}")
         for i, card in enumerate(cards):
             self.kind[i] = KINDS.index(card.kind)
             self.ctype[i] = CARD_TYPES.index(card.type)

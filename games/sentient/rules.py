@@ -172,10 +172,6 @@ class SentientRules:
             return reject("SEN-CONNECT-SLOT", f"network slot {cmd.network_slot} does not exist")
         if p.network[cmd.network_slot - 1] is not None:
             return reject("SEN-CONNECT-SLOT", f"network slot {cmd.network_slot} already used this round")
-        for side, flag in (("block_left", cmd.block_left), ("block_right", cmd.block_right)):
-            # A decoded command holds bools; one built in Python could hold -3 and give assistants back.
-            if type(flag) is not bool:
-                return reject("SEN-BLOCK", f"{side}={flag!r}: a corner takes one assistant or none (true or false)")
         card = self.data.cards[card_id]
         if cmd.block_left and card.left == "=":
             return reject("SEN-BLOCK", f"{card_id}'s left corner is '=' and cannot be blocked")

@@ -40,6 +40,10 @@ def native_core(rules: Rules[Any], num_players: int, seed: str, version: int) ->
         return None
     cached = _TABLES.get(rules)
     if cached is None or cached[0] is not rules.data:
+        if rules._corners != SentientRules(rules.data)._corners:
+            # `data` replaced after the rules were built: their legal lists still read the old
+            # corners, which the core would not.
+            return None
         try:
             cached = _TABLES[rules] = (rules.data, native.Tables(rules.data))
         except native.NotNative:

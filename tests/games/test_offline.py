@@ -3,6 +3,7 @@ exactly: tests/games/test_one_loop.py)."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from typing import Any
 
@@ -13,6 +14,7 @@ from contracts.sentient import Acquire, Pass
 from games import match as m
 from games.base import Rejected, Result
 from games.bots import Bot, RandomBot
+from games.catalog import SPECS
 from games.offline import IllegalAction, OfflineGame, determinizer_for, new_game, play
 from games.rng import Rng
 from games.sentient import RULES
@@ -218,3 +220,29 @@ def test_clone_arguments_are_checked() -> None:
         game.clone(rng_seed="x")
     game.apply(Pass())
     assert game.events is None and game.version > 0
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_a_command_built_with_wrong_types_is_refused_as_malformed(name: str) -> None:
+    """The offline API takes commands as Python objects, which nothing checked against their
+    types: it refuses what the wire's decoding would (GAME-MALFORMED), and the game is unchanged."""
+    rules = SPECS[name].rules
+    game = new_game(rules, rules.max_players, f"off-malformed-{name}")
+    pick, target = random.Random(name), None
+    while target is None and not game.is_terminal():
+        seat = game.to_act()[0]
+        legal = game.legal_actions(seat)
+        target = next((a for a in legal if any(type(v) is int for v in msgspec.structs.astuple(a))), None)
+        if target is None:
+            game.apply(pick.choice(legal), seat)
+    assert target is not None, f"no {name} command with an int field was ever legal"
+    field = next(
+        f for f, v in zip(target.__struct_fields__, msgspec.structs.astuple(target), strict=True) if type(v) is int
+    )
+    before, version = game.clone().state, game.version
+    for bad in (2.5, float("nan"), "1", None):
+        with pytest.raises(IllegalAction) as refused:
+            game.apply(msgspec.structs.replace(target, **{field: bad}), seat)
+        assert refused.value.rejected.rule == "GAME-MALFORMED", (field, bad)
+    assert game.version == version and game.state == before
+    game.apply(target, seat)

@@ -159,19 +159,60 @@ def test_asking_for_the_match_hands_the_game_over_to_the_python_aggregate() -> N
     assert native.match.version == python.match.version and native.match.status == python.match.status
 
 
-def test_an_input_only_the_python_rules_model_hands_the_game_over() -> None:
-    python, native = _pair(2, "native-odd-input")
+def test_malformed_commands_are_refused_alike_and_the_game_stays_native() -> None:
+    python, native = _pair(2, "native-malformed")
     seat = python.current_player()
-    # A bool where the contract says int: decoded commands never carry one, but the rules take
-    # True for 1.
-    odd = next(a for a in python.legal_actions(seat) if isinstance(a, Acquire) and a.assistants == 1)
-    odd = msgspec.structs.replace(odd, assistants=True)
-    python.apply(odd, seat)
-    native.apply(odd, seat)
+    legal = next(a for a in python.legal_actions(seat) if isinstance(a, Acquire) and a.block_left)
+    odd: list[dict[str, Any]] = [
+        {"block_left": -3},  # would give three assistants back
+        {"block_left": 1},
+        {"assistants": 2.5},
+        {"assistants": float("nan")},
+        {"assistants": True},
+        {"network_slot": None},
+    ]
+    for fields in odd:
+        rule = _refused_alike(python, native, msgspec.structs.replace(legal, **fields), seat)
+        assert rule == "GAME-MALFORMED", fields
+    _same(python, native, "after the malformed commands")
+
+
+class _Declining:
+    """A core that leaves every move to the Python rules, as it would an input it does not model."""
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._core, name)
+
+    def play(self, seat: int, action: msgspec.Struct) -> bool:
+        return False
+
+
+def test_a_move_the_core_declines_and_the_rules_accept_hands_the_game_over() -> None:
+    python, native = _pair(2, "native-declined")
+    _lockstep(python, native, random.Random(6), 5, "before")
+    native._core = _Declining(native._core)  # type: ignore[assignment]
+    seat = python.current_player()
+    action = python.legal_actions(seat)[-1]
+    python.apply(action, seat)
+    native.apply(action, seat)
     assert not native.native
-    assert native.state == python.state
-    _lockstep(python, native, random.Random(3), 1000, "after")
-    assert native.returns() == python.returns()
+    assert native.state == python.state and native.version == python.version
+    _lockstep(python, native, random.Random(7), 1000, "after")
+    assert native.match.result == python.match.result
+
+
+def test_an_rl_agents_numpy_seat_is_the_seat_it_numbers() -> None:
+    np = pytest.importorskip("numpy")
+    python, native = _pair(2, "native-numpy")
+    seat = python.current_player()
+    action = python.legal_actions(seat)[0]
+    python.apply(action, seat)
+    native.apply(action, np.int64(seat))
+    assert native.native and native.history == python.history
+    _same(python, native, "after")
 
 
 def _answer(ask: Any, *args: Any) -> tuple[str, Any]:
@@ -227,6 +268,10 @@ def test_data_beyond_the_cores_bounds_runs_on_the_python_rules() -> None:
     assert not game.native
     play(game, [RandomBot(1), RandomBot(2)])
     assert max(game.scores()) >= 2**30
+    # A value the data file would not hold (a float), put in by hand.
+    cards = {cid: msgspec.structs.replace(card, vp=card.vp and 2.5) for cid, card in data.cards.items()}
+    odd = SentientRules(msgspec.structs.replace(data, cards=cards, data_version="native-float"))
+    assert not new_game(odd, 2, "native-float", record_events=False).native
 
 
 def test_a_variant_runs_on_its_own_rules() -> None:
@@ -236,6 +281,11 @@ def test_a_variant_runs_on_its_own_rules() -> None:
 
     variant = Variant(RULES.data)
     assert not new_game(variant, 2, "native-variant", record_events=False).native
+    # Data replaced after the rules were built: their legal lists still read the old corners.
+    stale = SentientRules(RULES.data)
+    corners = {cid: msgspec.structs.replace(card, left="=") for cid, card in RULES.data.cards.items()}
+    stale.data = msgspec.structs.replace(RULES.data, cards=corners)
+    assert not new_game(stale, 2, "native-stale", record_events=False).native
     # A method given to one instance makes it a variant too.
     patched = SentientRules(RULES.data)
     patched.legal_actions = variant.legal_actions  # type: ignore[method-assign]

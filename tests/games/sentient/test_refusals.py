@@ -90,19 +90,6 @@ def test_block_equal_corner() -> None:
     act(state, 0, c.Acquire(factory_slot=1, network_slot=1, block_left=True))
 
 
-def test_a_block_is_true_or_false() -> None:
-    # Commands decoded from the wire hold bools; one built in Python could hold -3 and so give
-    # three assistants back, or 1 and pass for True.
-    plus = card_where(type="transport", left="+", right="-")
-    state = fold(2, table_events(2, factory=[plus, *[x for x in DATA.card_ids if x != plus][:3]]))
-    for flags in ({"block_left": -3}, {"block_right": 1}, {"block_left": None}):
-        r = refused(state, 0, c.Acquire(factory_slot=1, network_slot=1, **flags))  # type: ignore[arg-type]
-        _assert_rule(r.rule, r.text, "SEN-BLOCK")
-        assert "true or false" in r.detail
-    act(state, 0, c.Acquire(factory_slot=1, network_slot=1, block_left=True, block_right=False))
-    assert state.players[0].assistants == 4
-
-
 def test_pass_twice_in_a_round() -> None:
     state = _two_players()
     act(state, 0, c.Pass())
