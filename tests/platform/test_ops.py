@@ -192,24 +192,29 @@ def test_dead_letters_from_a_real_referee_listed_shown_retried_and_purged(
     reply_to = keys.reply("ops", uuid.uuid4().hex)
     create = envelope(game, lc.CreateGame(game_type="sentient", num_players=2), reply_to=reply_to)
     with service(fast, "serve", "referee"):
-        garbage = xadd(redis_url, keys.intake(1), {"data": b"\xff\xfe not json"})
-        oversized = xadd(redis_url, keys.intake(2), {"data": b"x" * 70_000})
-        blanked = xadd(
-            redis_url,
+        # An entry is named by its stream and id: entries added to two streams in the same
+        # millisecond share an id.
+        garbage = (keys.intake(1), xadd(redis_url, keys.intake(1), {"data": b"\xff\xfe not json"}))
+        oversized = (keys.intake(2), xadd(redis_url, keys.intake(2), {"data": b"x" * 70_000}))
+        blanked = (
             keys.intake(0),
-            {
-                "data": b'{"type":"lifecycle.StartGame","game_id":"bad{id}","command_id":"c","token":"'
-                + b"a" * 64
-                + b'"}'
-            },
+            xadd(
+                redis_url,
+                keys.intake(0),
+                {
+                    "data": b'{"type":"lifecycle.StartGame","game_id":"bad{id}","command_id":"c","token":"'
+                    + b"a" * 64
+                    + b'"}'
+                },
+            ),
         )
         # A command for a game whose log cannot be read fails every delivery: dead-lettered once
         # it has been delivered too often.
         xadd(redis_url, keys.log(game), {"data": b"not an event"})
-        too_often = xadd(redis_url, keys.intake(shard), {"data": codec.encode(create)})
+        too_often = (keys.intake(shard), xadd(redis_url, keys.intake(shard), {"data": codec.encode(create)}))
 
         listed = wait_for(lambda: dead_total(env, 4), "four dead letters")
-        by_entry = {d["entry_id"]: d for d in listed["dead_letters"]}
+        by_entry = {(d["stream"], d["entry_id"]): d for d in listed["dead_letters"]}
         assert set(by_entry) == {garbage, oversized, blanked, too_often}
         assert [d["id"] for d in listed["dead_letters"]] == sorted(
             (d["id"] for d in listed["dead_letters"]), reverse=True
