@@ -310,7 +310,7 @@ cdef class Core:
         if not 2 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"Sentient takes 2 to 4 players, not {num_players}")
         cdef Core g = Core.__new__(Core)
-        cdef int i, k
+        cdef int i
         cdef int sides[MAX_INVESTORS]
         cdef int order[MAX_PLAYERS]
         g.t = tables
@@ -746,7 +746,7 @@ cdef class Core:
     def state(self):
         """The SentientState the Python rules would hold (a new object each call)."""
         cards = self.t.card_ids
-        cdef int i, k
+        cdef int i
         cdef Player* p
         players = []
         for i in range(self.n):

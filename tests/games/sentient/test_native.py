@@ -38,7 +38,8 @@ def _why_not_built() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_why_not_built() is not None, reason=str(_why_not_built()))
+_NOT_BUILT = _why_not_built()
+pytestmark = pytest.mark.skipif(_NOT_BUILT is not None, reason=str(_NOT_BUILT))
 
 
 def _pair(n: int, seed: str, rules: SentientRules = RULES) -> tuple[OfflineGame, OfflineGame]:
