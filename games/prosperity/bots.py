@@ -6,6 +6,8 @@ over the counts still to come (the view lists them) and the final scoring. Nothi
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import msgspec
 
 from contracts.prosperity import (
@@ -17,7 +19,7 @@ from contracts.prosperity import (
     SettleEnergy,
     SplitResearch,
 )
-from contracts.views.prosperity import ProsperityPlayer, ProsperityView
+from contracts.views.prosperity import ProsperityView, SpaceView
 from games.prosperity import scoring as sc
 from games.prosperity.components import Board, Face, ProsperityData, Tile
 
@@ -47,9 +49,44 @@ class _Model(msgspec.Struct, kw_only=True):
     unlocked: int = 0
 
 
+class _TileFigures(NamedTuple):
+    """What a purchase changes, read once per tile (the rollouts of search ask millions of times)."""
+
+    on_energy_side: bool
+    level: int
+    special: bool
+    points: int
+    clean: int
+    energy: int
+    ecology: int
+    capital: int
+    research: int
+    prosperity: int
+
+
 class GreedyBot:
     def __init__(self, data: ProsperityData) -> None:
         self.data = data
+        self._tiles = {
+            t.id: _TileFigures(
+                t.side == "energy",
+                t.level,
+                t.special,
+                t.points,
+                t.clean,
+                t.energy,
+                t.ecology,
+                t.capital,
+                t.research,
+                t.prosperity,
+            )
+            for t in data.tiles.values()
+        }
+        # Per board: how many blue spaces a first tile on each space opens.
+        self._unlocks = {
+            side: [sum(1 for s in board.spaces if s.needs == space.id) for space in board.spaces]
+            for side, board in data.boards.items()
+        }
 
     def choose(self, view: ProsperityView, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
         if isinstance(legal[0], ChooseBoard):
@@ -57,89 +94,170 @@ class GreedyBot:
         me = view.players[seat]
         # Past ChooseBoard every seat has a side, so its board's figures are in the view.
         assert me.capital is not None and me.research_symbols is not None and me.prosperity_symbols is not None
+        assert me.spaces is not None
         board = self.data.boards[me.side]
         left = {s: n + FINAL_COUNTS[s] for s, n in msgspec.structs.asdict(view.counts_left).items()}
-        base = _Model(
-            money=me.money,
-            discs=me.discs,
-            points=me.points,
-            research=[me.research.energy, me.research.ecology],
-            energy=me.energy,
-            ecology=me.ecology,
-            capital=me.capital,
-            research_symbols=me.research_symbols,
-            prosperity=me.prosperity_symbols,
-        )
+        value = _Valuer(board, me.side, left)
+        money, discs, points = me.money, me.discs, me.points
+        r0, r1 = me.research.energy, me.research.ecology
+        energy, ecology, capital = me.energy, me.ecology, me.capital
+        symbols, prosperity = me.research_symbols, me.prosperity_symbols
         best = legal[0]
         best_value = float("-inf")
+        tops: list[tuple[int, int, int, int, int, bool]] | None = None
         for action in legal:
-            value = self._value(self._after(view, me, board, base, action), board, left)
-            if value > best_value:
-                best, best_value = action, value
+            if type(action) is BuyTile:
+                if tops is None:
+                    tops = self._tops(board, me.spaces, me.side)
+                v = self._buy(
+                    value, tops, action, money, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity
+                )
+            elif isinstance(action, Income):
+                v = value(money + sc.INCOME, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity, 0)
+            elif isinstance(action, CleanUp):
+                v = value(money, discs - 1, points, r0, r1, energy, ecology, capital, symbols, prosperity, 0)
+            elif isinstance(action, Research):
+                e = action.track == "energy"
+                v = value(money, discs, points, r0 + e, r1 + (not e), energy, ecology, capital, symbols, prosperity, 0)
+            elif isinstance(action, SettleEnergy):
+                assert view.pending is not None, "SettleEnergy is legal only while a count waits on it"
+                levels = max(view.pending.options)
+                paid = money - sc.ENERGY_PAY * (levels - action.discs)
+                v = value(paid, discs + action.discs, points, r0, r1, energy, ecology, capital, symbols, prosperity, 0)
+            elif isinstance(action, SplitResearch):
+                de, dc = sc.split_steps(symbols, action.energy, (r0, r1), self.data.research_top)
+                v = value(money, discs, points, r0 + de, r1 + dc, energy, ecology, capital, symbols, prosperity, 0)
+            else:
+                v = value(money, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity, 0)
+            if v > best_value:
+                best, best_value = action, v
         return best
 
-    def _after(
-        self, view: ProsperityView, me: ProsperityPlayer, board: Board, base: _Model, action: msgspec.Struct
-    ) -> _Model:
-        m = msgspec.structs.replace(base, research=list(base.research))
-        if isinstance(action, Income):
-            m.money += sc.INCOME
-        elif isinstance(action, CleanUp):
-            m.discs -= 1
-        elif isinstance(action, Research):
-            m.research[0 if action.track == "energy" else 1] += 1
-        elif isinstance(action, SettleEnergy):
-            assert view.pending is not None, "SettleEnergy is legal only while a count waits on it"
-            levels = max(view.pending.options)
-            m.money -= sc.ENERGY_PAY * (levels - action.discs)
-            m.discs += action.discs
-        elif isinstance(action, SplitResearch):
-            steps = m.research_symbols
-            e, c = sc.split_steps(steps, action.energy, m.research, self.data.research_top)
-            m.research[0] += e
-            m.research[1] += c
-        elif isinstance(action, BuyTile):
-            self._buy(me, board, m, action)
-        return m
-
-    def _buy(self, me: ProsperityPlayer, board: Board, m: _Model, action: BuyTile) -> None:
-        tile = self.data.tiles[action.tile]
-        m.money -= sc.price(tile.level, m.research[0 if tile.side == "energy" else 1])
-        if tile.special:
-            m.points += tile.points
-            m.discs -= min(tile.clean, m.discs)
-            return
-        index = self.data.space_index[me.side][action.space or ""]
-        assert me.spaces is not None
-        stack = me.spaces[index].tiles
-        old: Face | Tile | None = self.data.tiles[stack[-1]] if stack else board.spaces[index].printed
-        for face, sign in ((tile, 1), (old, -1)):
+    def _tops(self, board: Board, spaces: list[SpaceView], side: str) -> list[tuple[int, int, int, int, int, bool]]:
+        """Per space: the symbols showing now (top tile, printed tile or nothing), and whether it is empty."""
+        out = []
+        tiles = self.data.tiles
+        for i, space in enumerate(spaces):
+            stack = space.tiles
+            face: Face | Tile | None = tiles[stack[-1]] if stack else board.spaces[i].printed
             if face is None:
-                continue
-            m.energy += sign * face.energy
-            m.ecology += sign * face.ecology
-            m.capital += sign * face.capital
-            m.research_symbols += sign * face.research
-            m.prosperity += sign * face.prosperity
-        if not stack:
-            m.unlocked += sum(1 for s in board.spaces if s.needs == board.spaces[index].id)
+                out.append((0, 0, 0, 0, 0, not stack))
+            else:
+                out.append((face.energy, face.ecology, face.capital, face.research, face.prosperity, not stack))
+        return out
 
-    def _value(self, m: _Model, board: Board, left: dict[str, int]) -> float:
-        v = m.points + m.money / sc.CONVERSION
-        if m.energy >= 0:
-            v += m.energy * sc.ENERGY_GAIN / sc.CONVERSION * left["energy"]
+    def _buy(
+        self,
+        value: _Valuer,
+        tops: list[tuple[int, int, int, int, int, bool]],
+        action: BuyTile,
+        money: int,
+        discs: int,
+        points: int,
+        r0: int,
+        r1: int,
+        energy: int,
+        ecology: int,
+        capital: int,
+        symbols: int,
+        prosperity: int,
+    ) -> float:
+        t = self._tiles[action.tile]
+        money -= sc.price(t.level, r0 if t.on_energy_side else r1)
+        if t.special:
+            return value(
+                money,
+                discs - min(t.clean, discs),
+                points + t.points,
+                r0,
+                r1,
+                energy,
+                ecology,
+                capital,
+                symbols,
+                prosperity,
+                0,
+            )
+        index = self.data.space_index[value.side][action.space or ""]
+        e, c, k, r, p, empty = tops[index]
+        return value(
+            money,
+            discs,
+            points,
+            r0,
+            r1,
+            energy + t.energy - e,
+            ecology + t.ecology - c,
+            capital + t.capital - k,
+            symbols + t.research - r,
+            prosperity + t.prosperity - p,
+            self._unlocks[value.side][index] if empty else 0,
+        )
+
+
+class _Valuer:
+    """A position's value for one decision: the counts to come and the board are fixed, so what
+    depends on them alone (the pollution track's symbols per disc count) is worked out once."""
+
+    __slots__ = (
+        "board",
+        "left_capital",
+        "left_ecology",
+        "left_energy",
+        "left_prosperity",
+        "left_research",
+        "side",
+        "track",
+    )
+
+    def __init__(self, board: Board, side: str, left: dict[str, int]) -> None:
+        self.board = board
+        self.side = side
+        self.left_energy = left["energy"]
+        self.left_capital = left["capital"]
+        self.left_ecology = left["ecology"]
+        self.left_research = left["research"]
+        self.left_prosperity = left["prosperity"]
+        self.track: dict[int, int | None] = {}
+
+    def _track(self, discs: int) -> int | None:
+        """Uncovered track symbols at `discs`, None when polluted."""
+        board = self.board
+        shown = None if sc.polluted(board, discs) else sc.track_prosperity(board, discs)
+        self.track[discs] = shown
+        return shown
+
+    def __call__(
+        self,
+        money: int,
+        discs: int,
+        points: int,
+        r0: int,
+        r1: int,
+        energy: int,
+        ecology: int,
+        capital: int,
+        symbols: int,
+        prosperity: int,
+        unlocked: int,
+    ) -> float:
+        # The same operations in the same order as ever, so that floats (and ties) come out the same.
+        v = points + money / sc.CONVERSION
+        if energy >= 0:
+            v += energy * sc.ENERGY_GAIN / sc.CONVERSION * self.left_energy
         else:
-            v += m.energy * NEGATIVE_ENERGY * left["energy"]
-        v += m.capital * sc.CAPITAL_GAIN / sc.CONVERSION * left["capital"]
-        per_level = DISC_REMOVED if (m.discs > 0 or m.ecology < 0) else sc.ECOLOGY_REFUND / sc.CONVERSION
-        v += m.ecology * per_level * left["ecology"]
+            v += energy * NEGATIVE_ENERGY * self.left_energy
+        v += capital * sc.CAPITAL_GAIN / sc.CONVERSION * self.left_capital
+        per_level = DISC_REMOVED if (discs > 0 or ecology < 0) else sc.ECOLOGY_REFUND / sc.CONVERSION
+        v += ecology * per_level * self.left_ecology
         # Research symbols step during counts and twice (both tracks) at the end.
-        v += m.research_symbols * RESEARCH_SYMBOL * (left["research"] + 1)
-        v += RESEARCH_STEP * sum(m.research) + BALANCE * min(m.research)
-        if not sc.polluted(board, m.discs):
-            v += (m.prosperity + sc.track_prosperity(board, m.discs)) * left["prosperity"]
-        v -= DISC_HELD * m.discs
-        over = m.discs - (board.pollution_spaces - DANGER_MARGIN)
+        v += symbols * RESEARCH_SYMBOL * (self.left_research + 1)
+        v += RESEARCH_STEP * (r0 + r1) + BALANCE * min(r0, r1)
+        track = self.track[discs] if discs in self.track else self._track(discs)
+        if track is not None:
+            v += (prosperity + track) * self.left_prosperity
+        v -= DISC_HELD * discs
+        over = discs - (self.board.pollution_spaces - DANGER_MARGIN)
         if over > 0:
             v -= DANGER * over
-        return v + UNLOCK * m.unlocked
+        return v + UNLOCK * unlocked
