@@ -36,19 +36,6 @@ UNLOCK = 0.5  # per blue space a transport tile opens
 FINAL_COUNTS = {"energy": 2, "ecology": 2, "capital": 1, "research": 0, "prosperity": 1}
 
 
-class _Model(msgspec.Struct, kw_only=True):
-    money: int
-    discs: int
-    points: int
-    research: list[int]
-    energy: int
-    ecology: int
-    capital: int
-    research_symbols: int
-    prosperity: int
-    unlocked: int = 0
-
-
 class _TileFigures(NamedTuple):
     """What a purchase changes, read once per tile (the rollouts of search ask millions of times)."""
 
@@ -106,7 +93,7 @@ class GreedyBot:
         best_value = float("-inf")
         tops: list[tuple[int, int, int, int, int, bool]] | None = None
         for action in legal:
-            if type(action) is BuyTile:
+            if isinstance(action, BuyTile):
                 if tops is None:
                     tops = self._tops(board, me.spaces, me.side)
                 v = self._buy(
