@@ -51,6 +51,21 @@ class _TileFigures(NamedTuple):
     prosperity: int
 
 
+class _Position(NamedTuple):
+    """The acting seat's figures the value reads, as the view shows them before a command."""
+
+    money: int
+    discs: int
+    points: int
+    research_energy: int
+    research_ecology: int
+    energy: int
+    ecology: int
+    capital: int
+    research_symbols: int
+    prosperity_symbols: int
+
+
 class GreedyBot:
     def __init__(self, data: ProsperityData) -> None:
         self.data = data
@@ -89,6 +104,7 @@ class GreedyBot:
         r0, r1 = me.research.energy, me.research.ecology
         energy, ecology, capital = me.energy, me.ecology, me.capital
         symbols, prosperity = me.research_symbols, me.prosperity_symbols
+        now = _Position(money, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity)
         best = legal[0]
         best_value = float("-inf")
         tops: list[tuple[int, int, int, int, int, bool]] | None = None
@@ -96,9 +112,7 @@ class GreedyBot:
             if isinstance(action, BuyTile):
                 if tops is None:
                     tops = self._tops(board, me.spaces, me.side)
-                v = self._buy(
-                    value, tops, action, money, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity
-                )
+                v = self._buy(value, tops, action, now)
             elif isinstance(action, Income):
                 v = value(money + sc.INCOME, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity, 0)
             elif isinstance(action, CleanUp):
@@ -134,21 +148,9 @@ class GreedyBot:
         return out
 
     def _buy(
-        self,
-        value: _Valuer,
-        tops: list[tuple[int, int, int, int, int, bool]],
-        action: BuyTile,
-        money: int,
-        discs: int,
-        points: int,
-        r0: int,
-        r1: int,
-        energy: int,
-        ecology: int,
-        capital: int,
-        symbols: int,
-        prosperity: int,
+        self, value: _Valuer, tops: list[tuple[int, int, int, int, int, bool]], action: BuyTile, now: _Position
     ) -> float:
+        money, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity = now
         t = self._tiles[action.tile]
         money -= sc.price(t.level, r0 if t.on_energy_side else r1)
         if t.special:
