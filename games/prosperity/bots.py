@@ -100,18 +100,26 @@ class GreedyBot:
         board = self.data.boards[me.side]
         left = {s: n + FINAL_COUNTS[s] for s, n in msgspec.structs.asdict(view.counts_left).items()}
         value = _Valuer(board, me.side, left)
-        money, discs, points = me.money, me.discs, me.points
-        r0, r1 = me.research.energy, me.research.ecology
-        energy, ecology, capital = me.energy, me.ecology, me.capital
-        symbols, prosperity = me.research_symbols, me.prosperity_symbols
-        now = _Position(money, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity)
+        now = _Position(
+            me.money,
+            me.discs,
+            me.points,
+            me.research.energy,
+            me.research.ecology,
+            me.energy,
+            me.ecology,
+            me.capital,
+            me.research_symbols,
+            me.prosperity_symbols,
+        )
+        money, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity = now
         best = legal[0]
         best_value = float("-inf")
         tops: list[tuple[int, int, int, int, int, bool]] | None = None
         for action in legal:
             if isinstance(action, BuyTile):
                 if tops is None:
-                    tops = self._tops(board, me.spaces, me.side)
+                    tops = self._tops(board, me.spaces)
                 v = self._buy(value, tops, action, now)
             elif isinstance(action, Income):
                 v = value(money + sc.INCOME, discs, points, r0, r1, energy, ecology, capital, symbols, prosperity, 0)
@@ -134,7 +142,7 @@ class GreedyBot:
                 best, best_value = action, v
         return best
 
-    def _tops(self, board: Board, spaces: list[SpaceView], side: str) -> list[tuple[int, int, int, int, int, bool]]:
+    def _tops(self, board: Board, spaces: list[SpaceView]) -> list[tuple[int, int, int, int, int, bool]]:
         """Per space: the symbols showing now (top tile, printed tile or nothing), and whether it is empty."""
         out = []
         tiles = self.data.tiles

@@ -116,6 +116,10 @@ class ProsperityData(msgspec.Struct, frozen=True, kw_only=True):
     decade_tiles: tuple[tuple[int, tuple[str, ...]], ...]
     # Per board: space id -> index in `spaces`.
     space_index: dict[str, dict[str, int]]
+    # Per decade: (tile id, highlighted symbol) of its tiles that highlight one; and per symbol, the
+    # tiles of the whole deck highlighting it. What the view's counts still to come start from.
+    counting_tiles: dict[int, tuple[tuple[str, Symbol], ...]]
+    count_totals: dict[str, int]
 
 
 def _check_tile(path: Path, index: int, t: Tile, top: int) -> None:
@@ -217,6 +221,11 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ProsperityData:
         raise fail(path, "boards", "expected the two sides 'silver' and 'black'")
     for i, b in enumerate(f.boards):
         _check_board(path, i, b)
+    counting = {d: tuple((t.id, t.count) for t in f.tiles if t.decade == d and t.count) for d in DECADES}
+    totals = dict.fromkeys(SYMBOLS, 0)
+    for tiles in counting.values():
+        for _, symbol in tiles:
+            totals[symbol] += 1
     return ProsperityData(
         data_version=f.data_version,
         research_start=f.research.start,
@@ -227,6 +236,8 @@ def parse(raw: dict[str, Any], path: Path = DATA_FILE) -> ProsperityData:
         start_tiles=tuple(t.id for t in f.tiles if not t.decade),
         decade_tiles=tuple((d, tuple(t.id for t in f.tiles if t.decade == d)) for d in DECADES),
         space_index={b.id: {s.id: i for i, s in enumerate(b.spaces)} for b in f.boards},
+        counting_tiles=counting,
+        count_totals=totals,
     )
 
 

@@ -6,8 +6,6 @@ holds, so the symbols still to be counted (per decade and overall) are shown too
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import msgspec
 
 from contracts.views.prosperity import (
@@ -24,52 +22,19 @@ from games.prosperity.components import SYMBOLS, ProsperityData
 from games.prosperity.state import COUNT, FINAL, SETUP, ProsperityState
 
 
-class _Counts(NamedTuple):
-    """What `counts_left` needs from the data, read once per data (views are built in every
-    search rollout)."""
-
-    symbol: dict[str, str | None]  # tile id -> the symbol it highlights
-    total: dict[str, int]  # symbol -> tiles highlighting it in the whole deck
-    by_decade: dict[int, tuple[tuple[str, str], ...]]  # decade -> (tile id, symbol) of its counting tiles
-
-
-# Keyed by id(data), holding the data itself so that the id cannot be reused while cached.
-_COUNTS: dict[int, tuple[ProsperityData, _Counts]] = {}
-_COUNTS_KEPT = 16
-
-
-def _counts(data: ProsperityData) -> _Counts:
-    held = _COUNTS.get(id(data))
-    if held is not None and held[0] is data:
-        return held[1]
-    total = dict.fromkeys(SYMBOLS, 0)
-    by_decade: dict[int, tuple[tuple[str, str], ...]] = {}
-    for decade, ids in data.decade_tiles:
-        counting = [(tid, s) for tid in ids if (s := data.tiles[tid].count) is not None]
-        for _, s in counting:
-            total[s] += 1
-        by_decade[decade] = tuple(counting)
-    counts = _Counts({tid: t.count for tid, t in data.tiles.items()}, total, by_decade)
-    if len(_COUNTS) >= _COUNTS_KEPT:
-        _COUNTS.clear()
-    _COUNTS[id(data)] = (data, counts)
-    return counts
-
-
 def counts_left(data: ProsperityData, state: ProsperityState) -> tuple[dict[str, int], dict[str, int]]:
     """Counts still to come (before final scoring): in the whole deck, and in the top tile's decade."""
-    counts = _counts(data)
-    left = dict(counts.total)
+    left = dict(data.count_totals)
     for tid in state.drawn:
-        symbol = counts.symbol[tid]
+        symbol = data.tiles[tid].count
         if symbol is not None:
             left[symbol] -= 1
     decade_left = dict.fromkeys(SYMBOLS, 0)
     if state.backs:
         drawn = set(state.drawn)
-        for tid, symbol in counts.by_decade.get(state.backs[0], ()):
+        for tid, highlighted in data.counting_tiles.get(state.backs[0], ()):
             if tid not in drawn:
-                decade_left[symbol] += 1
+                decade_left[highlighted] += 1
     return left, decade_left
 
 
