@@ -441,17 +441,48 @@ def _balance_counts(players: str, game: str) -> list[int]:
     return list(dict.fromkeys(counts))
 
 
-def _balance_makers(bots: str, game: str, iterations: int) -> tuple[list[str], list[Any]]:
+def _balance_makers(bots: str, game: str, iterations: int, rules: Any) -> tuple[list[str], list[Any]]:
     from games.balance import Kind, kinds_for
+    from games.catalog import GAMES
 
     kinds = [b.strip() for b in bots.split(",") if b.strip()]
     if not kinds:
         raise InputError("--bots: give at least one bot kind, e.g. greedy or greedy,random")
-    known = kinds_for(game)
+    bound = None if rules is GAMES[game] else rules
+    known = kinds_for(game, bound)
     unknown = [b for b in kinds if b not in known]
     if unknown:
         raise InputError(f"no bot {', '.join(map(repr, unknown))} for {game}; known: {', '.join(known)}")
-    return kinds, [Kind(game, k, iterations) for k in kinds]
+    return kinds, [Kind(game, k, iterations, bound) for k in kinds]
+
+
+def _balance_rules(game: str, data: str | None) -> Any:
+    """The rules a balance run measures: the game's, or the same rules over a data file (a variant
+    being tuned). A variant must carry a data_version of its own, so that figures name their data."""
+    from games.catalog import EARLIER, SPECS, catalog_twin
+
+    spec = SPECS[game]
+    if data is None:
+        return spec.rules
+    if spec.with_data is None:
+        raise InputError(f"--data: {game} reads no other data file")
+    path = Path(data)
+    if not path.is_file():
+        raise InputError(f"--data {data}: no such file (or not a file)")
+    try:
+        rules = spec.with_data(path)
+    except Exception as exc:  # whatever the game's loader refuses (TOML, a value out of range) names itself
+        raise InputError(f"--data {data}: {exc}") from exc
+    known = {spec.rules.data_version, *(v for g, v in EARLIER if g == game)}
+    if rules.data_version not in known:
+        return rules
+    twin = catalog_twin(rules)
+    if twin is not None and hasattr(rules, "data"):
+        return twin
+    raise InputError(
+        f"--data {data}: it names its data {rules.data_version!r}, which this build's {game} data is "
+        "called, with other values; give the variant a data_version of its own"
+    )
 
 
 def _advance(progress: Progress, task: Any, done: int) -> None:
@@ -471,18 +502,22 @@ def balance(
     seed: Annotated[str, typer.Option(help="seed prefix: game i of n players is seeded SEED-n-i")] = "balance",
     iterations: Annotated[int, typer.Option(help="ismcts seats: iterations a move (no time limit)")] = 200,
     workers: Annotated[int, typer.Option(help="processes playing the games (same figures whatever the number)")] = 1,
+    data: Annotated[
+        str | None,
+        typer.Option(help="a component data file to measure instead of the game's own (a variant being tuned)"),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Seat balance, offline (no Redis): each seat's win share with its 95% (Wilson) interval over
     N seeded games per player count, every seat played by the bot line-up (games/balance.py)."""
     from games.balance import SEARCH_KIND, TARGET, seat_shares
-    from games.catalog import GAMES
 
     _titles([game])
     counts = _balance_counts(players, game)
     if iterations < 1:
         raise InputError(f"--iterations {iterations}: search at least one iteration a move")
-    kinds, makers = _balance_makers(bots, game, iterations)
+    rules = _balance_rules(game, data)
+    kinds, makers = _balance_makers(bots, game, iterations, rules)
     if games < 1:
         raise InputError(f"--games {games}: play at least one game")
     if workers < 1:
@@ -494,7 +529,7 @@ def balance(
             task = progress.add_task(f"{game}, {n} players", total=games)
             tables.append(
                 seat_shares(
-                    GAMES[game],
+                    rules,
                     makers,
                     n,
                     games,
@@ -508,6 +543,7 @@ def balance(
         errors.emit(
             {
                 "game": game,
+                "data_version": rules.data_version,
                 "games": games,
                 "bots": kinds,
                 "seed": seed,
@@ -521,8 +557,8 @@ def balance(
         return
     for t in tables:
         table = Table(
-            title=f"{game}, {t.num_players} players: {t.games} games, fair share {t.fair_share:.3f} "
-            f"(target ±{t.target:g})"
+            title=f"{game} ({rules.data_version}), {t.num_players} players: {t.games} games, fair share "
+            f"{t.fair_share:.3f} (target ±{t.target:g})"
         )
         for col in ("seat / turn position", "bot", "win share", "95% interval", "mean score", "within target"):
             table.add_column(col)

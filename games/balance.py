@@ -27,6 +27,7 @@ takes the last positions, in seat order.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
@@ -53,11 +54,14 @@ Maker = Callable[[int], Bot | SearchBot]
 class Kind:
     """A bot kind of `game` as a maker that pickles (for `workers` > 1): `kind(seed)` builds a
     fresh bot. `ismcts` is `games.mcts.searcher` with `iterations` a move and no time limit; the
-    other kinds are `games.catalog.bot_makers(game)`'s."""
+    other kinds are `games.catalog.bot_makers(game, rules)`'s."""
 
     game: str
     kind: str
     iterations: int = SEARCH_ITERATIONS
+    # The game over other data (a variant file being measured): the bot reads that data. None:
+    # the catalog's rules. Give the same object to `seat_shares`.
+    rules: Rules[Any] | None = None
 
     def __call__(self, seed: int) -> Bot | SearchBot:
         from games.catalog import SPECS, bot_makers
@@ -65,15 +69,24 @@ class Kind:
         if self.kind == SEARCH_KIND:
             from games.mcts import searcher
 
-            return searcher(SPECS[self.game], seed=seed, iterations=self.iterations, seconds=None)
-        return bot_makers(self.game)[self.kind](seed)
+            return searcher(SPECS[self.game], seed=seed, iterations=self.iterations, seconds=None, rules=self.rules)
+        return bot_makers(self.game, self.rules)[self.kind](seed)
+
+    def bound(self) -> Rules[Any] | None:
+        """The rules its bots play: `rules`, else the catalog's."""
+        from games.catalog import rules_for
+
+        return self.rules if self.rules is not None else rules_for(self.game)
 
 
-def kinds_for(game: str) -> list[str]:
-    """Every bot kind a balance run can seat in `game`: the rule-based ones, then ismcts."""
-    from games.catalog import bot_makers
+def kinds_for(game: str, rules: Rules[Any] | None = None) -> list[str]:
+    """Every bot kind a balance run can seat in `game` (over `rules`, when given): the rule-based
+    ones, then ismcts when the game has bots over those rules."""
+    from games.catalog import SPECS, bot_makers
 
-    return [*bot_makers(game), SEARCH_KIND]
+    spec = SPECS.get(game)
+    searchable = rules is None or (spec is not None and spec.bots_for(rules) is not None)
+    return [*bot_makers(game, rules), *([SEARCH_KIND] if searchable else [])]
 
 
 class SeatShare(msgspec.Struct, frozen=True, kw_only=True):
@@ -143,6 +156,11 @@ def seat_shares(
         raise ValueError(f"games must be at least 1, not {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
+    for maker in makers:
+        # A bot over other rules than the games' would read other tile and card values (random
+        # reads none).
+        if isinstance(maker, Kind) and maker.kind != "random" and maker.bound() is not rules:
+            raise ValueError(f"the {maker.kind} bot is bound to other rules than the games' ({rules.data_version})")
     labels = [names[k] if k < len(names) else f"bot{k}" for k in range(len(makers))]
     entry = [s % len(makers) for s in range(num_players)]
     wins = [0.0] * num_players
@@ -225,14 +243,20 @@ _ADOPTED: _Job | None = None
 
 
 def _adopt(job: _Job) -> None:
-    """A worker's start: keep the job, over this process's own copy of a catalog game's rules (a
-    search bot accepts only the rules object its spec holds, and unpickling made a new one)."""
+    """A worker's start: keep the job, over this process's own copy of a catalog game's rules
+    (unpickling made a new one, and the catalog's carries what is cached per rules object, such as
+    a native core's tables), the bots bound to the job's rules rebound with it. A variant (of data or
+    of code) stays the unpickled copy: it may carry a catalog version's name with other values."""
     global _ADOPTED
-    from games.catalog import rules_for
+    from games.catalog import catalog_twin
 
-    same = rules_for(job.rules.name, job.rules.data_version)
-    if same is not None and same.data_version == job.rules.data_version:
-        job = _Job(same, job.makers, job.entry, job.num_players, job.seed_prefix)
+    mine = job.rules
+    same = catalog_twin(mine)
+    if same is not None:
+        makers = tuple(
+            dataclasses.replace(m, rules=same) if isinstance(m, Kind) and m.rules is mine else m for m in job.makers
+        )
+        job = _Job(same, makers, job.entry, job.num_players, job.seed_prefix)
     _ADOPTED = job
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from contracts import registry
 from games.base import Rules
 from games.bots import Bot, RandomBot
-from games.spec import GameSpec, GameSpecError
+from games.spec import GameSpec, GameSpecError, same_code
 
 PACKAGES: tuple[str, ...] = ("games.sentient", "games.prosperity", "games.mechanica", "games.artifacts")
 EXTRA_PACKAGES_ENV = "DICESTREAM_GAME_PACKAGES"
@@ -38,11 +38,19 @@ BUILT_IN: set[str] = set()
 EARLIER: dict[tuple[str, str], Rules[Any]] = {}
 
 
-def bot_makers(game_type: str) -> dict[str, Callable[[int], Bot]]:
+def bot_makers(game_type: str, rules: Rules[Any] | None = None) -> dict[str, Callable[[int], Bot]]:
     """Every bot kind that plays `game_type` without searching, by name: `random` (seeded) and
-    the game's rule-based ones (RULE_BOTS), each built from a seed it may ignore."""
+    the game's rule-based ones (RULE_BOTS), each built from a seed it may ignore. With `rules` (the
+    game over other data), the rule-based ones read that data (GameSpec.bots_for); a game without
+    bots over it offers `random` alone."""
     makers: dict[str, Callable[[int], Bot]] = {"random": RandomBot}
-    for kind, maker in RULE_BOTS.get(game_type, {}).items():
+    spec = SPECS.get(game_type)
+    if rules is not None and spec is not None and rules is not spec.rules:
+        kit = spec.bots_for(rules)
+        ruled = {} if kit is None else {"greedy": kit.greedy, **kit.bots}
+    else:
+        ruled = RULE_BOTS.get(game_type, {})
+    for kind, maker in ruled.items():
         makers[kind] = _seedless(maker)
     return makers
 
@@ -60,6 +68,20 @@ def rules_for(name: str, data_version: str | None = None) -> Rules[Any] | None:
         return current
     earlier = EARLIER.get((name, data_version))
     return current if earlier is None else earlier
+
+
+def catalog_twin(rules: Rules[Any]) -> Rules[Any] | None:
+    """The catalog's rules object (over the current data or an earlier file) that judges exactly as
+    `rules` do, e.g. an unpickled copy: the same code (games.spec.same_code), data version and data.
+    None for a variant of either, which may carry a catalog version's name with other values. Rules
+    with no `data` attribute are compared by data version alone."""
+    known = rules_for(rules.name, rules.data_version)
+    if known is None or known.data_version != rules.data_version or not same_code(rules, known):
+        return None
+    if rules is known:
+        return known
+    mine, theirs = getattr(rules, "data", None), getattr(known, "data", None)
+    return known if mine == theirs else None
 
 
 def earlier_rules(spec: GameSpec) -> dict[str, Rules[Any]]:

@@ -145,7 +145,7 @@ class MCTSBot:
     def bind(self, game: OfflineGame) -> None:
         """Search from `game` on later `choose` calls; the caller keeps it in step with the real game."""
         if game.rules is not self.rules:
-            raise ValueError(f"bound to a {game.rules.name} game but built for {self.rules.name}")
+            raise ValueError(f"bound to a {_named(game.rules)} game but built for {_named(self.rules)}")
         self._bound = game
 
     def choose(self, view: Any, legal: list[Command], seat: int) -> Command:
@@ -162,7 +162,7 @@ class MCTSBot:
         Only `game.legal_actions(seat)` (public) and resampled clones are read: never the true state.
         """
         if game.rules is not self.rules:
-            raise ValueError(f"given a {game.rules.name} game but built for {self.rules.name}")
+            raise ValueError(f"given a {_named(game.rules)} game but built for {_named(self.rules)}")
         if seat not in game.to_act():
             raise ValueError(f"seat {seat} is not to act (waiting for {game.to_act()})")
         legal = game.legal_actions(seat)
@@ -260,21 +260,39 @@ class MCTSBot:
             game.apply(action, seat)
 
 
+def _named(rules: Rules[Any]) -> str:
+    # Rules of one game over two data files share the name: the data version tells them apart.
+    return f"{rules.name} ({rules.data_version})"
+
+
 # Fewer children per visit than the constructor's 0.5: with ~100-300 greedy rollouts a move, a
 # root of ~5 candidates gets estimates precise enough to overrule the prior (module docstring).
 SEARCH_WIDEN_ALPHA = 0.3
 
 
-def searcher(spec: GameSpec, *, seed: int | str = 0, iterations: int = 1000, seconds: float | None = 1.0) -> MCTSBot:
+def searcher(
+    spec: GameSpec,
+    *,
+    seed: int | str = 0,
+    iterations: int = 1000,
+    seconds: float | None = 1.0,
+    rules: Rules[Any] | None = None,
+) -> MCTSBot:
     """The search bot the platform hosts for `spec`'s game: greedy prior, greedy rollouts over every
-    legal action (the module docstring says why), bounded by whichever of the budgets runs out first."""
+    legal action (the module docstring says why), bounded by whichever of the budgets runs out first.
+    `rules`: the game over other data (GameSpec.bots_for), for games created under an earlier data
+    file or a variant being measured; default `spec.rules`."""
+    rules = spec.rules if rules is None else rules
+    kit = spec.bots_for(rules)
+    if kit is None:
+        raise ValueError(f"{spec.name} has no bots over these rules ({rules.data_version!r}): GameSpec.bots_on")
     return MCTSBot(
-        spec.rules,
+        rules,
         iterations=iterations,
         time_limit=seconds,
         seed=seed,
-        prior=spec.greedy(),
-        rollout_policy=spec.greedy(),
+        prior=kit.greedy(),
+        rollout_policy=kit.greedy(),
         rollout_sample=None,
         widen_alpha=SEARCH_WIDEN_ALPHA,
     )

@@ -46,9 +46,11 @@ def determinizer_for(rules: Rules[Any]) -> Determinizer | None:
     method = getattr(rules, "determinize", None)
     if callable(method):
         return cast(Determinizer, method)
-    # Only the very rules a spec declares: a variant (other data, a wrapper) may hide otherwise.
+    # The rules a spec declares, or the same class over other data (GameSpec.bots_for): a variant
+    # of another kind (a wrapper, a subclass) may hide otherwise.
     spec = spec_for(rules.name)
-    return spec.determinize if spec is not None and spec.rules is rules else None
+    kit = spec.bots_for(rules) if spec is not None else None
+    return kit.determinize if kit is not None else None
 
 
 class Seat(msgspec.Struct, frozen=True, kw_only=True):

@@ -31,6 +31,24 @@ Determinizer = Callable[[Any, Rng], Any]
 NativeCoreFactory = Callable[[Rules[Any], int, str, int], Any]
 
 
+def same_code(rules: Rules[Any], declared: Rules[Any]) -> bool:
+    """Whether `rules` judge as `declared` do but for their data: the same class and name, and no
+    method of their own (a subclass or an instance given methods may change what the state hides)."""
+    if type(rules) is not type(declared) or rules.name != declared.name:
+        return False
+    return not any(callable(v) for v in getattr(rules, "__dict__", {}).values())
+
+
+@dataclass(frozen=True)
+class DataBots:
+    """A game's rule-based bots and determinizer over one data: a bot and a determinizer read tile
+    and card values from the data, so rules over other data need their own."""
+
+    greedy: Callable[[], Bot]
+    determinize: Determinizer | None
+    bots: Mapping[str, Callable[[], Bot]] = field(default_factory=dict)
+
+
 # Bot kinds every game has (random, the spec's greedy) or the platform hosts (search): a game's own
 # `bots` take other names.
 RESERVED_BOTS = ("random", "greedy", "ismcts")
@@ -91,6 +109,9 @@ class GameSpec:
     # A native core for offline play (optional, for speed only): it must reach the states the Python
     # rules reach, draw for draw, which the game's own tests check at every step.
     native: NativeCoreFactory | None = None
+    # The same bots over other data of the game (rules `with_data` built: an earlier_data file, or a
+    # variant file `dicestream balance --data` measures). None: only `rules` has bots and search.
+    bots_on: Callable[[Rules[Any]], DataBots] | None = None
 
     @property
     def name(self) -> str:
@@ -100,6 +121,16 @@ class GameSpec:
     def package_dir(self) -> Path:
         """Where the game's package lives (its data files are relative to it)."""
         return Path(inspect.getfile(type(self.rules))).parent
+
+    def bots_for(self, rules: Rules[Any]) -> DataBots | None:
+        """The bots and determinizer over `rules`: the declared ones for `rules` itself, `bots_on`'s
+        for the same rules class over other data; None for anything else (a subclass, or an
+        instance given its own methods, may change what the state hides)."""
+        if rules is self.rules:
+            return DataBots(self.greedy, self.determinize, self.bots)
+        if self.bots_on is None or not same_code(rules, self.rules):
+            return None
+        return self.bots_on(rules)
 
     def wire_types(self) -> tuple[tuple[type[msgspec.Struct], ...], tuple[type[msgspec.Struct], ...]]:
         return tuple(self.contracts.COMMANDS), tuple(self.contracts.EVENTS)
@@ -157,3 +188,5 @@ class GameSpec:
             )
         if self.rules.data_version in self.earlier_data:
             raise GameSpecError(f"{name}: {self.rules.data_version!r} is the current data, not an earlier one")
+        if self.bots_on is not None and set(self.bots_on(self.rules).bots) != set(self.bots):
+            raise GameSpecError(f"{name}: bots_on must offer the bot kinds bots declares ({', '.join(self.bots)})")

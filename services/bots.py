@@ -10,6 +10,7 @@ from contracts import codec
 from contracts.protocol import Action, GameOver
 from contracts.registry import command_type, type_name, view_types
 from games import match as m
+from games.base import Rules
 from games.catalog import bot_makers, spec_for
 from games.mcts import searcher
 from games.offline import OfflineGame, determinizer_for
@@ -124,12 +125,23 @@ class SearchWireBot:
         spec = spec_for(game_type)
         if spec is None:
             raise ValueError(f"no game {game_type!r}")
-        self.rules = spec.rules
+        self.spec = spec
+        self.seed = seed
         self.match = m.Match(game_id="public")  # the public stream folded: never the seed or a secret
         self.budget = budget
+        self._bind(spec.rules)
+
+    def _bind(self, rules: Rules[Any]) -> None:
+        """Search `rules`' games: the game's own, or those of an earlier data file a game was
+        created under, whose prior, rollouts and determinizer read that data."""
+        kit = self.spec.bots_for(rules)
+        assert kit is not None, "bound only to rules the game has bots over"
+        self.rules = rules
         # The measured configuration: greedy prior and greedy rollouts (games/mcts.py).
-        self.search = searcher(spec, seed=seed, iterations=budget.iterations, seconds=budget.seconds)
-        self._fallback = WireBot(spec.greedy(), view_types()[game_type])
+        self.search = searcher(
+            self.spec, seed=self.seed, iterations=self.budget.iterations, seconds=self.budget.seconds, rules=rules
+        )
+        self._fallback = WireBot(kit.greedy(), view_types()[self.spec.name])
 
     @property
     def version(self) -> int:
@@ -148,6 +160,11 @@ class SearchWireBot:
             raise
         if upto is not None and upto > self.match.version:
             self.match.version = upto
+        ruled = self.match.rules_impl
+        if ruled is not None and ruled is not self.rules and self.spec.bots_for(ruled) is not None:
+            # A game created under earlier data (games.spec.GameSpec.earlier_data) is searched, and
+            # answered when a search fails, over that data.
+            self._bind(ruled)
 
     def _fold(self, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         for entry_id, fields in entries:
@@ -166,8 +183,8 @@ class SearchWireBot:
         if self.match.version != req.version:
             raise ValueError(f"public stream folded to v{self.match.version}, request at v{req.version}")
         if self.match.rules is not self.rules:
-            # A game on earlier data (games.spec.GameSpec.earlier_data): the search, its prior and
-            # the determinizer are built on the current data, so the prior answers alone.
+            # Earlier data the game declares no bots over (GameSpec.bots_on): the search, its prior
+            # and the determinizer read the current data, so the prior answers alone.
             return self.fallback(req)
         match = m.clone(self.match)
         for i, info in enumerate(match.seats):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any, cast
+
 from contracts import artifacts as wire
 from contracts.views.artifacts import ArtifactsView
 from games.artifacts import RULES
@@ -10,7 +13,14 @@ from games.artifacts.components import load, published
 from games.artifacts.determinize import determinize
 from games.artifacts.rule_ids import RULES_TEXT, rule_text
 from games.artifacts.rules import ArtifactsRules
-from games.spec import GameSpec
+from games.base import Rules
+from games.spec import DataBots, GameSpec
+
+
+def _bots_on(rules: Rules[Any]) -> DataBots:
+    data = cast(ArtifactsRules, rules).data
+    return DataBots(greedy=functools.partial(GreedyBot, data), determinize=functools.partial(determinize, data=data))
+
 
 SPEC = GameSpec(
     rules=RULES,
@@ -27,4 +37,5 @@ SPEC = GameSpec(
     data_files=("data/artifacts.toml", "data/artifacts-data-2.toml"),
     earlier_data={"artifacts-data-2": "data/artifacts-data-2.toml"},
     with_data=lambda path: ArtifactsRules(load(path)),
+    bots_on=_bots_on,
 )

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any, cast
+
 from contracts import mechanica as wire
 from contracts.views.mechanica import MechanicaView
+from games.base import Rules
 from games.mechanica import RULES
 from games.mechanica.bots import GreedyBot
 from games.mechanica.components import load, published
@@ -11,7 +15,17 @@ from games.mechanica.determinize import determinize
 from games.mechanica.planner import PlannerBot
 from games.mechanica.rule_ids import RULES_TEXT
 from games.mechanica.rules import MechanicaRules
-from games.spec import GameSpec
+from games.spec import DataBots, GameSpec
+
+
+def _bots_on(rules: Rules[Any]) -> DataBots:
+    ruled = cast(MechanicaRules, rules)
+    return DataBots(
+        greedy=functools.partial(GreedyBot, ruled.data),
+        determinize=functools.partial(determinize, data=ruled.data),
+        bots={"planner": functools.partial(PlannerBot, ruled)},
+    )
+
 
 SPEC = GameSpec(
     rules=RULES,
@@ -29,4 +43,5 @@ SPEC = GameSpec(
     # Mechanica's data_version carries the file's content hash (components.load).
     earlier_data={"mechanica-data-1+6fb506c3b340": "data/mechanica-data-1.toml"},
     with_data=lambda path: MechanicaRules(load(path)),
+    bots_on=_bots_on,
 )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, cast
 
 from contracts import prosperity as wire
 from contracts.views.prosperity import ProsperityView
+from games.base import Rules
 from games.prosperity import RULES
 from games.prosperity.bots import GreedyBot
 from games.prosperity.components import load, published
@@ -13,11 +15,16 @@ from games.prosperity.determinize import determinize
 from games.prosperity.rule_ids import RULES_TEXT
 from games.prosperity.rules import ProsperityRules
 from games.rng import Rng
-from games.spec import GameSpec
+from games.spec import DataBots, GameSpec
 
 
 def _determinize(state: Any, rng: Rng) -> Any:
     return determinize(state, rng, RULES.data)
+
+
+def _bots_on(rules: Rules[Any]) -> DataBots:
+    data = cast(ProsperityRules, rules).data
+    return DataBots(greedy=functools.partial(GreedyBot, data), determinize=functools.partial(determinize, data=data))
 
 
 def _turn_order(state: Any) -> list[int]:
@@ -44,4 +51,5 @@ SPEC = GameSpec(
     },
     with_data=lambda path: ProsperityRules(load(path)),
     turn_order=_turn_order,
+    bots_on=_bots_on,
 )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import weakref
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 from contracts import sentient as wire
 from contracts.views.sentient import SentientView
@@ -11,14 +13,23 @@ from games.base import Rules
 from games.rng import Rng
 from games.sentient import RULES, SentientRules
 from games.sentient.bots import GreedyBot
-from games.sentient.components import published
+from games.sentient.components import load, published
 from games.sentient.determinize import determinize
 from games.sentient.rule_ids import RULES_TEXT
-from games.spec import GameSpec
+from games.spec import DataBots, GameSpec
 
 
 def _determinize(state: Any, rng: Rng) -> Any:
     return determinize(state, rng, RULES.data)
+
+
+def _bots_on(rules: Rules[Any]) -> DataBots:
+    data = cast(SentientRules, rules).data
+    return DataBots(greedy=functools.partial(GreedyBot, data), determinize=functools.partial(determinize, data=data))
+
+
+def _with_data(path: Path) -> SentientRules:
+    return SentientRules(load(path))
 
 
 # Per rules object: the data its tables were built from, and the tables.
@@ -64,4 +75,6 @@ SPEC = GameSpec(
     catalog_data=published,
     data_files=("data/sentient.toml",),
     native=native_core,
+    with_data=_with_data,
+    bots_on=_bots_on,
 )

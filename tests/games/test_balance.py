@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from dicestream.cli import app
 from games.balance import SeatShare, SeatTable, seat_shares, wilson
 from games.bots import Bot, RandomBot
-from games.catalog import GAMES, GREEDY
+from games.catalog import GAMES, GREEDY, SPECS
 
 RULES = GAMES["sentient"]
 
@@ -209,3 +209,154 @@ def test_cli_ismcts_json() -> None:
     assert msgspec.json.decode(again.stdout)["tables"] == doc["tables"]
     greedy = CliRunner().invoke(app, ["balance", "sentient", "--games", "1", "--players", "2", "--json"])
     assert msgspec.json.decode(greedy.stdout)["iterations"] is None
+
+
+def _variant(tmp_path: Path, version: str, money: int | None = None) -> Path:
+    """A copy of Mechanica's data file under another data_version, its starting money changed."""
+    from games.mechanica.components import DATA_FILE
+
+    text = DATA_FILE.read_text()
+    current = f'data_version = "{GAMES["mechanica"].data_version.split("+")[0]}"'
+    assert current in text and "money = 8\n" in text
+    text = text.replace(current, f'data_version = "{version}"')
+    if money is not None:
+        text = text.replace("money = 8\n", f"money = {money}\n")
+    path = tmp_path / f"{version}.toml"
+    path.write_text(text)
+    return path
+
+
+def _balance_json(*args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(app, ["balance", "mechanica", "--players", "2", "--json", *args])
+    assert result.exit_code == 0, result.output
+    doc: dict[str, Any] = msgspec.json.decode(result.stdout)
+    return doc
+
+
+def test_cli_data_measures_the_variant_with_bots_that_read_it(tmp_path: Path) -> None:
+    from games.balance import Kind
+    from games.mechanica.components import load
+
+    own = _balance_json("--games", "6", "--bots", "greedy,planner")
+    assert own["data_version"] == GAMES["mechanica"].data_version
+    rich = _variant(tmp_path, "mechanica-rich", money=20)
+    doc = _balance_json("--games", "6", "--bots", "greedy,planner", "--data", str(rich))
+    assert doc["data_version"] == load(rich).data_version and doc["data_version"].startswith("mechanica-rich+")
+    assert doc["tables"] != own["tables"]  # 20 starting money plays other games
+    # In two processes the variant's games are the same games (its data is not swapped for the
+    # catalog's in the workers).
+    assert (
+        _balance_json("--games", "6", "--bots", "greedy,planner", "--data", str(rich), "--workers", "2")["tables"]
+        == doc["tables"]
+    )
+    # The bots read the variant: the greedy bot's data and the planner's rules are its.
+    assert SPECS["mechanica"].with_data is not None
+    rules = SPECS["mechanica"].with_data(rich)
+    greedy, planner = Kind("mechanica", "greedy", rules=rules)(0), Kind("mechanica", "planner", rules=rules)(0)
+    assert greedy.data is rules.data and planner.rules is rules  # type: ignore[attr-defined]
+    search = Kind("mechanica", "ismcts", iterations=3, rules=rules)(0)
+    assert search.rules is rules and search.prior.data is rules.data  # type: ignore[attr-defined]
+
+
+def test_cli_data_search_mirror_over_a_variant_is_seeded(tmp_path: Path) -> None:
+    rich = _variant(tmp_path, "mechanica-rich", money=20)
+    args = ("--games", "2", "--bots", "ismcts", "--iterations", "3", "--data", str(rich))
+    one = _balance_json(*args)
+    assert _balance_json(*args, "--workers", "2")["tables"] == one["tables"]
+    assert one["tables"] != _balance_json(*args[:-2])["tables"]
+
+
+def test_cli_data_equal_to_the_games_own_is_the_same_table(tmp_path: Path) -> None:
+    from games.mechanica.components import DATA_FILE
+
+    copy = tmp_path / "copy.toml"
+    copy.write_text(DATA_FILE.read_text())
+    assert _balance_json("--games", "4", "--data", str(copy))["tables"] == _balance_json("--games", "4")["tables"]
+
+
+def test_cli_data_an_earlier_file_is_measured_over_the_catalogs_rules_in_every_process() -> None:
+    # The earlier file resolves to the catalog's own rules over it; a worker adopts its copy of
+    # them and must rebind the search bots with it, or they refuse its games.
+    from games.catalog import EARLIER
+
+    spec = SPECS["mechanica"]
+    [(version, file)] = spec.earlier_data.items()
+    args = ("--games", "2", "--bots", "ismcts,greedy", "--iterations", "2", "--data", str(spec.package_dir / file))
+    one = _balance_json(*args)
+    assert one["data_version"] == version == EARLIER[("mechanica", version)].data_version
+    assert _balance_json(*args, "--workers", "2")["tables"] == one["tables"]
+
+
+@pytest.mark.parametrize(
+    ("make", "line"),
+    [
+        (lambda tmp: tmp / "missing.toml", "no such file"),
+        (lambda tmp: _write(tmp / "bad.toml", "money = ["), "cannot read component data"),
+        # Other values under the current data's name (Prosperity's version is the file's word
+        # alone; Mechanica's carries the content's hash): figures would name the wrong data.
+        (
+            lambda tmp: _write(tmp / "same-name.toml", _prosperity_other_values()),
+            "give the variant a data_version of its own",
+        ),
+    ],
+)
+def test_cli_data_that_cannot_be_measured_is_refused(tmp_path: Path, make: Any, line: str) -> None:
+    result = CliRunner().invoke(app, ["balance", "prosperity", "--games", "1", "--data", str(make(tmp_path))])
+    assert result.exit_code == 2 and line in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def _prosperity_other_values() -> str:
+    """Prosperity's data file, its version unchanged, one value changed (the first tile that costs
+    energy, Workshops, costs more)."""
+    from games.prosperity.components import DATA_FILE
+
+    text = DATA_FILE.read_text()
+    assert text.count("energy = -1\n") > 1
+    return text.replace("energy = -1\n", "energy = -2\n", 1)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_a_bot_bound_to_other_rules_than_the_games_is_refused(tmp_path: Path) -> None:
+    from games.balance import Kind
+
+    assert SPECS["mechanica"].with_data is not None
+    rules = SPECS["mechanica"].with_data(_variant(tmp_path, "mechanica-rich", money=20))
+    with pytest.raises(ValueError, match="bound to other rules"):
+        seat_shares(GAMES["mechanica"], [Kind("mechanica", "greedy", rules=rules)], 2, 1)
+    with pytest.raises(ValueError, match="bound to other rules"):
+        seat_shares(rules, [Kind("mechanica", "greedy")], 2, 1)
+    # Random reads no data: it plays any rules of the game.
+    assert seat_shares(rules, [Kind("mechanica", "random")], 2, 1).games == 1
+
+
+class _LastSeatWins(type(RULES)):  # type: ignore[misc]
+    """A variant of code over the catalog's data and version: its games are not the catalog's."""
+
+    def result(self, state: Any) -> Any:
+        played = super().result(state)
+        return msgspec.structs.replace(played, winners=[len(played.scores) - 1])
+
+
+def test_a_variant_of_code_over_the_catalogs_data_is_not_swapped_in_a_worker() -> None:
+    variant = _LastSeatWins(RULES.data)  # type: ignore[attr-defined]
+    one = seat_shares(variant, [RandomBot], 2, 4, "code")
+    assert [s.wins for s in one.seats] == [0.0, 4.0]
+    assert seat_shares(variant, [RandomBot], 2, 4, "code", workers=2) == one
+
+
+def test_a_variant_named_like_the_catalogs_data_keeps_its_values_in_every_process(tmp_path: Path) -> None:
+    from games.balance import Kind
+
+    spec = SPECS["prosperity"]
+    assert spec.with_data is not None
+    same_name = spec.with_data(_write(tmp_path / "v.toml", _prosperity_other_values()))
+    assert same_name.data_version == spec.rules.data_version
+    makers = [Kind("prosperity", "greedy", rules=same_name)]
+    one = seat_shares(same_name, makers, 2, 8, "variant")
+    assert seat_shares(same_name, makers, 2, 8, "variant", workers=2) == one
+    assert seat_shares(spec.rules, [Kind("prosperity", "greedy")], 2, 8, "variant") != one

@@ -6,10 +6,13 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import msgspec
 import pytest
+from msgspec.structs import replace
 
 from contracts import codec
 from contracts import lifecycle as lc
+from contracts.registry import type_name
 from contracts.views.mechanica import MechanicaView
 from games import catalog
 from games import match as m
@@ -17,9 +20,11 @@ from games.base import Rejected
 from games.catalog import GREEDY, SPECS
 from games.mechanica.components import DATA_FILE, load
 from games.mechanica.rules import MechanicaRules
+from games.offline import determinizer_for
 from games.spec import GameSpecError
 from services import history as h
 from services.archive import marker_for
+from services.bots import RawAction, RawTurnRequest, SearchBudget, SearchWireBot
 from services.history import History
 from services.readmodel import summary
 from services.selfplay import record_game
@@ -159,3 +164,40 @@ def test_an_earlier_file_that_does_not_load_or_cannot_be_published_is_refused(tm
     # The web page draws an old game from its data: the publisher must take the earlier file.
     with pytest.raises(GameSpecError, match="catalog_data"):
         dataclasses.replace(gone, catalog_data=lambda: {}).check()
+
+
+async def test_a_search_seat_in_a_game_on_earlier_data_searches_that_data(
+    old_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = await played_under_old_data(old_file, monkeypatch)
+    keep(monkeypatch, old_file)
+    old = catalog.EARLIER[("mechanica", recorded(old_file))]
+    # Fold the public stream, as the bot runner feeds it, to the first move a seat chooses.
+    match = m.Match(game_id="earlier")
+    entries = []
+    for env in history.events:
+        m.evolve(match, codec.event_payload(env))
+        shown = m.public_event(match, codec.event_payload(env))
+        assert shown is not None
+        entries.append((f"{env.version}-0".encode(), {b"data": codec.encode_stored(replace(env, payload=shown))}))
+        if match.game is not None and m.to_act(match):
+            break
+    seat = m.to_act(match)[0]
+    bot = SearchWireBot("mechanica", seed=3, budget=SearchBudget(iterations=6, seconds=60.0))
+    assert bot.rules is SPECS["mechanica"].rules
+    bot.follow(entries)
+    # The search, its prior and rollouts and its determinizer read the data the game was created with.
+    assert bot.rules is old and bot.search.rules is old
+    assert bot.search.prior is not None and bot.search.prior.data is old.data  # type: ignore[attr-defined]
+    assert determinizer_for(old) is not None and determinizer_for(old).keywords["data"] is old.data  # type: ignore[union-attr]
+    legal = old.legal_actions(match.game, seat)
+    req = RawTurnRequest(
+        game_id="earlier",
+        seat=seat,
+        version=match.version,
+        view=msgspec.Raw(codec.encode(old.view(match.game, seat))),
+        legal_actions=[RawAction(type=type_name(a), payload=msgspec.Raw(codec.encode(a))) for a in legal],
+    )
+    kind, payload = bot.choose(req)
+    assert (kind, payload) in [(type_name(a), codec.encode(a)) for a in legal]
+    assert bot.search.last_iterations == 6  # searched, not answered by the prior alone

@@ -368,3 +368,36 @@ def test_the_search_bot_picks_the_same_move_whatever_it_cannot_see(name: str) ->
         assert choices[0] == choices[1], f"{name} at {fraction}: {choices}"
     # A game that keeps no secrets differs in its future rolls only (the seeds always differ).
     assert differed or spec.determinize is None, f"{name}: the twins never differed in hidden state"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bots_over_a_copy_of_the_data_play_as_the_declared_ones(name: str, tmp_path: Path) -> None:
+    # A game's bots over other data (an earlier file, a variant `dicestream balance --data`
+    # measures) come from GameSpec.bots_on: over a copy of the current file they must choose, and
+    # re-deal, exactly as the declared ones do over the catalog's rules.
+    spec = SPECS[name]
+    if spec.bots_on is None or spec.with_data is None:
+        pytest.skip(f"{name} declares no bots over other data")
+    copy = tmp_path / "copy.toml"
+    copy.write_bytes((spec.package_dir / spec.data_files[0]).read_bytes())
+    rules = spec.with_data(copy)
+    assert rules is not spec.rules and rules.data_version == spec.rules.data_version
+    kit = spec.bots_for(rules)
+    assert kit is not None and set(kit.bots) == set(spec.bots)
+    n = spec.golden_players
+    pairs = [(kit.greedy, spec.greedy), *((kit.bots[k], spec.bots[k]) for k in spec.bots)]
+    for copied, declared in pairs:
+        ours = play(new_game(rules, n, f"copy-{name}"), [copied() for _ in range(n)])
+        theirs = play(new_game(spec.rules, n, f"copy-{name}"), [declared() for _ in range(n)])
+        assert ours.history == theirs.history
+    if spec.determinize is None:
+        return
+    assert kit.determinize is not None
+    theirs_mid = _mid_game(spec, f"copy-det-{name}", 0.5)
+    ours_mid = new_game(rules, n, f"copy-det-{name}")
+    for seat, cmd in theirs_mid.history:
+        ours_mid.apply(cmd, seat)
+    rng = "copy"
+    assert kit.determinize(ours_mid.state, Rng.for_version(rng, 1)) == spec.determinize(
+        theirs_mid.state, Rng.for_version(rng, 1)
+    )
