@@ -686,7 +686,7 @@ def watch(
     Exits 4 at once for a game that does not exist, unless --wait."""
     _game_id(game_id)
     settings, url, _ = _setup(quiet=True)
-    _run(_watch(settings, url, game_id, follow, as_json, wait))
+    run_loop(_watch(settings, url, game_id, follow, as_json, wait), interrupt_at_once=True)
 
 
 async def _watch(

@@ -159,9 +159,13 @@ def emit(doc: Any) -> None:
 def _stdout_gone() -> NoReturn:
     # The reader of a pipe left (`dicestream dead list --json | head -1`): not an error.
     # Point stdout at /dev/null so that the interpreter's last flush does not complain.
+    _stdout_to_devnull()
+    raise typer.Exit(0)
+
+
+def _stdout_to_devnull() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    raise typer.Exit(0)
 
 
 class Group(TyperGroup):
@@ -176,6 +180,9 @@ class Group(TyperGroup):
             _stdout_gone()
         except KeyboardInterrupt:
             # Ctrl-C of `watch` or `tournament` is how a user stops them, not a failure to explain.
+            # What is still buffered is dropped: a reader that stopped reading (a full pipe) would
+            # otherwise hold the interpreter's last flush, and the process, forever.
+            _stdout_to_devnull()
             raise typer.Exit(int(Code.INTERRUPTED)) from None
         except Exception as exc:
             if debugging():
