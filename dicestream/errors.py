@@ -11,6 +11,7 @@ timing out into 3 naming the URL, a bad setting into 2 naming the variable, and 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sys
@@ -182,7 +183,8 @@ class Group(TyperGroup):
             # Ctrl-C of `watch` or `tournament` is how a user stops them, not a failure to explain.
             # What is still buffered is dropped: a reader that stopped reading (a full pipe) would
             # otherwise hold the interpreter's last flush, and the process, forever.
-            _stdout_to_devnull()
+            with contextlib.suppress(OSError, ValueError):  # a stdout with no descriptor (in-process runs)
+                _stdout_to_devnull()
             raise typer.Exit(int(Code.INTERRUPTED)) from None
         except Exception as exc:
             if debugging():
