@@ -22,13 +22,16 @@ def _bots_on(rules: Rules[Any]) -> DataBots:
     return DataBots(greedy=functools.partial(GreedyBot, data), determinize=functools.partial(determinize, data=data))
 
 
+# The catalog's rules' own bots: the same makers as over any other data.
+_BOTS = _bots_on(RULES)
+
 SPEC = GameSpec(
     rules=RULES,
     title="Artifacts, Inc.",
     contracts=wire,
     view=ArtifactsView,
-    greedy=lambda: GreedyBot(RULES.data),
-    determinize=determinize,
+    greedy=_BOTS.greedy,
+    determinize=_BOTS.determinize,
     rules_doc="docs/rules/artifacts.md",
     # With the data's values in place of the placeholders, as refusals cite them.
     rule_texts={rule: rule_text(rule, RULES.data) for rule in RULES_TEXT},

@@ -27,14 +27,17 @@ def _bots_on(rules: Rules[Any]) -> DataBots:
     )
 
 
+# The catalog's rules' own bots: the same makers as over any other data.
+_BOTS = _bots_on(RULES)
+
 SPEC = GameSpec(
     rules=RULES,
     title="Mechanica",
     contracts=wire,
     view=MechanicaView,
-    greedy=lambda: GreedyBot(RULES.data),
-    bots={"planner": lambda: PlannerBot(RULES)},
-    determinize=determinize,
+    greedy=_BOTS.greedy,
+    bots=_BOTS.bots,
+    determinize=_BOTS.determinize,
     rules_doc="docs/rules/mechanica.md",
     rule_texts=RULES_TEXT,
     golden_players=2,

@@ -14,12 +14,7 @@ from games.prosperity.components import load, published
 from games.prosperity.determinize import determinize
 from games.prosperity.rule_ids import RULES_TEXT
 from games.prosperity.rules import ProsperityRules
-from games.rng import Rng
 from games.spec import DataBots, GameSpec
-
-
-def _determinize(state: Any, rng: Rng) -> Any:
-    return determinize(state, rng, RULES.data)
 
 
 def _bots_on(rules: Rules[Any]) -> DataBots:
@@ -33,13 +28,16 @@ def _turn_order(state: Any) -> list[int]:
     return [(state.first_player + k) % n for k in range(n)]
 
 
+# The catalog's rules' own bots: the same makers as over any other data.
+_BOTS = _bots_on(RULES)
+
 SPEC = GameSpec(
     rules=RULES,
     title="Prosperity",
     contracts=wire,
     view=ProsperityView,
-    greedy=lambda: GreedyBot(RULES.data),
-    determinize=_determinize,
+    greedy=_BOTS.greedy,
+    determinize=_BOTS.determinize,
     rules_doc="docs/rules/prosperity.md",
     rule_texts=RULES_TEXT,
     golden_players=3,

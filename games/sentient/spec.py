@@ -10,17 +10,12 @@ from typing import Any, cast
 from contracts import sentient as wire
 from contracts.views.sentient import SentientView
 from games.base import Rules
-from games.rng import Rng
 from games.sentient import RULES, SentientRules
 from games.sentient.bots import GreedyBot
 from games.sentient.components import load, published
 from games.sentient.determinize import determinize
 from games.sentient.rule_ids import RULES_TEXT
 from games.spec import DataBots, GameSpec
-
-
-def _determinize(state: Any, rng: Rng) -> Any:
-    return determinize(state, rng, RULES.data)
 
 
 def _bots_on(rules: Rules[Any]) -> DataBots:
@@ -62,13 +57,16 @@ def native_core(rules: Rules[Any], num_players: int, seed: str, version: int) ->
     return native.Core.started(cached[1], num_players, seed, version)
 
 
+# The catalog's rules' own bots: the same makers as over any other data.
+_BOTS = _bots_on(RULES)
+
 SPEC = GameSpec(
     rules=RULES,
     title="Sentient",
     contracts=wire,
     view=SentientView,
-    greedy=lambda: GreedyBot(RULES.data),
-    determinize=_determinize,
+    greedy=_BOTS.greedy,
+    determinize=_BOTS.determinize,
     rules_doc="docs/rules/sentient.md",
     rule_texts=RULES_TEXT,
     golden_players=3,
