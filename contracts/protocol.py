@@ -25,6 +25,10 @@ class TurnRequest(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
     legal_actions: list[Action]
     # Epoch milliseconds after which the referee plays the seat's default action; None: no limit.
     deadline_ms: int | None = None
+    # The component data the game was created under (GameCreated's): a bot that values tiles or
+    # cards reads them from that data, which after an upgrade may be an earlier file than the
+    # build's current one. "" from a turn service older than this field.
+    data_version: str = ""
 
 
 class GameOver(msgspec.Struct, frozen=True, kw_only=True, tag="over"):
@@ -56,6 +60,7 @@ class TurnRequestOut(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
     view: msgspec.Struct
     legal_actions: list[LegalAction]
     deadline_ms: int | None = None
+    data_version: str = ""
 
 
 class HostBot(msgspec.Struct, frozen=True, kw_only=True):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -11,7 +12,7 @@ from contracts.protocol import Action, GameOver
 from contracts.registry import command_type, type_name, view_types
 from games import match as m
 from games.base import Rules
-from games.catalog import bot_makers, spec_for
+from games.catalog import bot_makers, rules_for, spec_for
 from games.mcts import searcher
 from games.offline import OfflineGame, determinizer_for
 
@@ -34,6 +35,7 @@ class RawTurnRequest(msgspec.Struct, frozen=True, kw_only=True, tag="turn"):
     view: msgspec.Raw
     legal_actions: list[RawAction]
     deadline_ms: int | None = None
+    data_version: str = ""
 
 
 RawSeatMessage = RawTurnRequest | GameOver
@@ -56,18 +58,42 @@ def _decoder(name: str) -> msgspec.json.Decoder[Any]:
 
 class WireBot:
     """Adapts a rules-level bot (`choose(view, legal_commands, seat)`, the view being its game's
-    view struct) to the wire."""
+    view struct) to the wire. Built with `rebind` (`make_bot` does), it answers a request for a game
+    created under earlier data with the same kind of bot over that data."""
 
-    def __init__(self, bot: Any, view_type: type[msgspec.Struct]) -> None:
+    def __init__(
+        self,
+        bot: Any,
+        view_type: type[msgspec.Struct],
+        rebind: Callable[[str], Any | None] | None = None,
+        data_version: str = "",
+    ) -> None:
         self.bot = bot
         self.view_type = view_type
         self._view = msgspec.json.Decoder(view_type)
         # A bot that thinks for milliseconds (Mechanica's planner) says so: the runner answers it
         # in a worker thread, off the loop that renews its leases.
         self.slow: bool = getattr(bot, "slow", False) is True
+        # data_version -> the bot over that data, or None to keep this one (see _over).
+        self._rebind = rebind
+        self._data = data_version  # what `bot` reads
 
-    def choose_action(self, view: dict[str, Any] | msgspec.Struct, legal: list[Action], seat: int) -> Action:
+    def _over(self, data_version: str) -> None:
+        """Read the data a request's game was created under. A bot reads tile and card values
+        from its data: the current file's values in a game of an earlier file would value
+        purchases wrongly and could pick a move the game's own values make the worst."""
+        if self._rebind is None or not data_version or data_version == self._data:
+            return
+        bot = self._rebind(data_version)
+        if bot is not None:
+            self.bot = bot
+        self._data = data_version
+
+    def choose_action(
+        self, view: dict[str, Any] | msgspec.Struct, legal: list[Action], seat: int, data_version: str = ""
+    ) -> Action:
         """The same choice from decoded protocol `Action`s (a client holding dicts)."""
+        self._over(data_version)
         typed = view if isinstance(view, msgspec.Struct) else msgspec.convert(view, self.view_type)
         commands = [msgspec.convert(a.payload, _command(a.type)) for a in legal]
         choice = self.bot.choose(typed, commands, seat)
@@ -75,6 +101,7 @@ class WireBot:
 
     def choose(self, req: RawTurnRequest) -> tuple[str, bytes]:
         """The chosen command's type and encoded payload."""
+        self._over(req.data_version)
         commands = [_decoder(a.type).decode(a.payload) for a in req.legal_actions]
         choice = self.bot.choose(self._view.decode(req.view), commands, req.seat)
         for action, command in zip(req.legal_actions, commands, strict=True):
@@ -102,7 +129,24 @@ def make_bot(kind: str, game_type: str, seed: int = 0, budget: SearchBudget | No
     kinds = bot_makers(game_type)
     if kind not in kinds:
         raise ValueError(f"no bot {kind!r} for {game_type}; known: {', '.join(kinds_for(game_type))}")
-    return WireBot(kinds[kind](seed), view_types()[game_type])
+    current = rules_for(game_type)
+    return WireBot(
+        kinds[kind](seed),
+        views[game_type],
+        rebind=lambda data: _bot_over(kind, game_type, seed, data),
+        data_version="" if current is None else current.data_version,
+    )
+
+
+def _bot_over(kind: str, game_type: str, seed: int, data_version: str) -> Any | None:
+    """A `kind` bot over the data `data_version` names (the current data, or an earlier file the
+    build keeps); None when the build has no such data or the game no such bot over it: the bot
+    keeps what it had (a game the build cannot judge is refused by the referee anyway)."""
+    rules = rules_for(game_type, data_version)
+    if rules is None or rules.data_version != data_version:
+        return None
+    maker = bot_makers(game_type, rules).get(kind)
+    return None if maker is None else maker(seed)
 
 
 class SearchBudget(msgspec.Struct, frozen=True, kw_only=True):

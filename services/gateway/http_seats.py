@@ -42,6 +42,7 @@ def seat_view(agg: m.Match, seat: int) -> SeatView:
         to_act=acting,
         view=view,
         legal_actions=legal,
+        data_version=agg.data_version,
     )
 
 

@@ -149,6 +149,8 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     to_act: list[int]
     view: dict[str, Any] | None = None
     legal_actions: list[Action] = []
+    # The component data the game was created under (a TurnRequest's `data_version`).
+    data_version: str = ""
 
 
 class RuleText(msgspec.Struct, frozen=True, kw_only=True):

@@ -80,6 +80,7 @@ def turn_requests(agg: m.Match, now_ms: int) -> list[tuple[int, TurnRequestOut |
                     view=agg.rules.view(agg.game, seat),
                     legal_actions=legal,
                     deadline_ms=deadline,
+                    data_version=agg.data_version,
                 ),
             )
         )

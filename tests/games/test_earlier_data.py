@@ -12,6 +12,7 @@ from msgspec.structs import replace
 
 from contracts import codec
 from contracts import lifecycle as lc
+from contracts.protocol import TurnRequestOut
 from contracts.registry import type_name
 from contracts.views.mechanica import MechanicaView
 from games import catalog
@@ -24,10 +25,11 @@ from games.offline import determinizer_for
 from games.spec import GameSpecError
 from services import history as h
 from services.archive import marker_for
-from services.bots import RawAction, RawTurnRequest, SearchBudget, SearchWireBot
+from services.bots import RawAction, RawTurnRequest, SearchBudget, SearchWireBot, WireBot, make_bot
 from services.history import History
 from services.readmodel import summary
 from services.selfplay import record_game
+from services.turns.app import turn_requests
 
 OLD = "mechanica-data-0"
 OLD_MONEY = 20  # the current file says 8
@@ -201,3 +203,35 @@ async def test_a_search_seat_in_a_game_on_earlier_data_searches_that_data(
     kind, payload = bot.choose(req)
     assert (kind, payload) in [(type_name(a), codec.encode(a)) for a in legal]
     assert bot.search.last_iterations == 6  # searched, not answered by the prior alone
+
+
+@pytest.mark.parametrize("kind", ["greedy", "planner"])
+async def test_a_hosted_rule_based_seat_in_a_game_on_earlier_data_reads_that_data(
+    kind: str, old_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = await played_under_old_data(old_file, monkeypatch)
+    keep(monkeypatch, old_file)
+    old = catalog.EARLIER[("mechanica", recorded(old_file))]
+    match = m.Match(game_id="earlier")
+    for env in history.events:
+        m.evolve(match, codec.event_payload(env))
+        if match.game is not None and m.to_act(match):
+            break
+    assert match.game is not None
+    # The request as the turn service writes it, as the bot runner reads it.
+    [(seat, message)] = turn_requests(match, 1_700_000_000_000)[:1]
+    assert isinstance(message, TurnRequestOut) and message.data_version == recorded(old_file)
+    req = msgspec.json.decode(codec.encode(message), type=RawTurnRequest)
+    hosted = make_bot(kind, "mechanica", seed=0)
+    assert isinstance(hosted, WireBot) and hosted.bot.data is SPECS["mechanica"].rules.data  # type: ignore[attr-defined]
+    answer = hosted.choose(req)
+    assert hosted.bot.data is old.data
+    mine = catalog.bot_makers("mechanica", old)[kind](0)
+    expected = mine.choose(old.view(match.game, seat), old.legal_actions(match.game, seat), seat)
+    assert answer == (type_name(expected), codec.encode(expected))
+    # A request naming data this build lacks leaves the bot as it is (the referee refuses such a
+    # game, GAME-VERSION); one naming the current data reads the current data again.
+    hosted.choose(msgspec.structs.replace(req, data_version="mechanica-data-missing"))
+    assert hosted.bot.data is old.data
+    hosted.choose(msgspec.structs.replace(req, data_version=SPECS["mechanica"].rules.data_version))
+    assert hosted.bot.data is SPECS["mechanica"].rules.data  # type: ignore[attr-defined]

@@ -111,7 +111,7 @@ async def play(
             if delay:
                 await asyncio.sleep(delay)
             legal = [msgspec.convert(a, Action) for a in msg["legal_actions"]]
-            choice = bot.choose_action(msg["view"], legal, seat.seat)
+            choice = bot.choose_action(msg["view"], legal, seat.seat, msg.get("data_version", ""))
             body = {"type": choice.type, "payload": choice.payload, "expected_version": msg["version"]}
             if over_ws:
                 await ws.send(json.dumps({"type": "command", "ref": str(answered), "command": body}))

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from games.catalog import GAMES
 from services.eventstore.keys import shard_of
 from tests.gateway.conftest import Stack
 from tests.gateway.helpers import Api, Seat
@@ -97,6 +98,8 @@ async def test_wrong_seat_tokens_are_refused_and_reach_nothing(stack: Stack) -> 
             await api.request("GET", f"/v1/games/{g1}/seats/{acting.seat}", headers=api.bearer(acting.token))
         ).json()
         action = turn["legal_actions"][0]
+        # A bot valuing cards reads them from the data the game was created under.
+        assert turn["data_version"] == GAMES["sentient"].data_version
         ok = await api.command(acting, {**action, "expected_version": turn["version"]})
         assert ok.status_code == 200, ok.text
         assert (await lengths(stack, g1))[0] == before[0] + 1

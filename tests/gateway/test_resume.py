@@ -13,6 +13,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from contracts import codec
+from games.catalog import GAMES
 from services.gateway.streams import entry_key
 from services.redis_conn import connect
 from tests.gateway.conftest import Bare, Stack
@@ -128,6 +129,7 @@ async def test_a_seat_socket_starts_at_the_latest_request_and_resumes_after_a_cu
         async with api.socket(path, api.bearer(acting.token)) as ws:
             first = json.loads(await ws.recv())
             assert first["type"] == "turn" and first["seat"] == acting.seat and first["legal_actions"]
+            assert first["data_version"] == GAMES["sentient"].data_version
             assert json.loads(await ws.recv())["type"] == "live"
             action = first["legal_actions"][0]
             body = {**action, "expected_version": first["version"]}

@@ -43,6 +43,7 @@ def test_seat_messages_are_the_contract_bytes_and_bots_answer_alike(title: str) 
                 view=view,
                 legal_actions=[Action(type=type_name(a), payload=msgspec.to_builtins(a)) for a in legal],
                 deadline_ms=1_700_000_000_000 if version % 2 else None,
+                data_version=rules.data_version,
             )
             wire = TurnRequestOut(
                 game_id="g",
@@ -51,13 +52,16 @@ def test_seat_messages_are_the_contract_bytes_and_bots_answer_alike(title: str) 
                 view=game.view(seat),
                 legal_actions=[LegalAction(type=type_name(a), payload=a) for a in legal],
                 deadline_ms=contract.deadline_ms,
+                data_version=rules.data_version,
             )
             data = codec.encode(wire)
             assert data == codec.encode(contract)
             # Two bots of each rule-based kind (greedy, the game's own: Mechanica's planner) with
             # the same seed choose alike: from dicts, and from the raw bytes; and choose a listed one.
             for bot in RULE_BOTS[title]:
-                by_dicts = make_bot(bot, title, version).choose_action(view, contract.legal_actions, seat)
+                by_dicts = make_bot(bot, title, version).choose_action(
+                    view, contract.legal_actions, seat, rules.data_version
+                )
                 kind, payload = make_bot(bot, title, version).choose(msgspec.json.decode(data, type=RawTurnRequest))
                 assert (kind, msgspec.json.decode(payload)) == (by_dicts.type, by_dicts.payload)
                 assert by_dicts in contract.legal_actions
