@@ -506,13 +506,24 @@ def balance(
         str | None,
         typer.Option(help="a component data file to measure instead of the game's own (a variant being tuned)"),
     ] = None,
+    first_game: Annotated[
+        int, typer.Option(help="the first game's number: extends a run that played games 0 to N-1 with N")
+    ] = 0,
+    pool: Annotated[
+        list[str] | None,
+        typer.Option(help="play nothing: sum the --json documents of runs extending one another (repeat it)"),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Seat balance, offline (no Redis): each seat's win share with its 95% (Wilson) interval over
-    N seeded games per player count, every seat played by the bot line-up (games/balance.py)."""
+    N seeded games per player count, every seat played by the bot line-up (games/balance.py).
+    A long run can be played in parts (--first-game) and their documents summed (--pool)."""
     from games.balance import SEARCH_KIND, TARGET, seat_shares
 
     _titles([game])
+    if pool:
+        _balance_pooled(game, players, pool, as_json)
+        return
     counts = _balance_counts(players, game)
     if iterations < 1:
         raise InputError(f"--iterations {iterations}: search at least one iteration a move")
@@ -522,6 +533,8 @@ def balance(
         raise InputError(f"--games {games}: play at least one game")
     if workers < 1:
         raise InputError(f"--workers {workers}: play in at least one process")
+    if first_game < 0:
+        raise InputError(f"--first-game {first_game}: games are numbered from 0")
     tables = []
     started = time.monotonic()
     with _progress_bar(Console(stderr=True), disable=as_json) as progress:  # --json: nothing but the document
@@ -537,27 +550,105 @@ def balance(
                     progress=functools.partial(_advance, progress, task),
                     names=kinds,
                     workers=workers,
+                    first=first_game,
                 )
             )
+    run = _BalanceRun(
+        game=game,
+        data_version=rules.data_version,
+        games=games,
+        first_game=first_game,
+        bots=kinds,
+        seed=seed,
+        iterations=iterations if SEARCH_KIND in kinds else None,
+        target=TARGET,
+        seconds=round(time.monotonic() - started, 3),
+        tables=tables,
+    )
+    _balance_out(run, as_json)
+
+
+class _BalanceRun(msgspec.Struct, kw_only=True):
+    """`dicestream balance --json`'s document."""
+
+    game: str
+    data_version: str
+    games: int | None  # per player count; None when pooled counts differ
+    first_game: int  # the number of the first game played (of every count)
+    bots: list[str]
+    seed: str
+    iterations: int | None  # ismcts seats' budget a move; None without them
+    interval: str = "wilson-95"
+    target: float
+    seconds: float  # playing time (summed over pooled runs)
+    tables: list[Any]  # games.balance.SeatTable
+
+
+def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) -> None:
+    """`balance --pool`: the runs' tables summed per player count (games.balance.pool)."""
+    from games.balance import SeatTable, pool
+
+    runs: list[_BalanceRun] = []
+    for name in files:
+        try:
+            runs.append(msgspec.json.decode(Path(name).read_bytes(), type=_BalanceRun))
+        except OSError as exc:
+            raise InputError(f"--pool {name}: {exc.strerror or exc}") from exc
+        except msgspec.DecodeError as exc:  # ValidationError included
+            raise InputError(f"--pool {name}: not a `dicestream balance --json` document ({exc})") from exc
+    head = runs[0]
+    for name, r in zip(files, runs, strict=True):
+        if r.game != game:
+            raise InputError(f"--pool {name}: a run of {r.game}, not {game}")
+        differ = [
+            f"{what} {mine} ({files[0]}: {theirs})"
+            for what, mine, theirs in (
+                ("data", r.data_version, head.data_version),
+                ("bots", ",".join(r.bots), ",".join(head.bots)),
+                ("seed", r.seed, head.seed),
+                ("iterations", r.iterations, head.iterations),
+            )
+            if mine != theirs
+        ]
+        if differ:
+            raise InputError(f"--pool {name}: not the same measurement: {'; '.join(differ)}")
+    by_count: dict[int, list[SeatTable]] = {}
+    for r in runs:
+        for raw in r.tables:
+            t = msgspec.convert(raw, SeatTable)
+            by_count.setdefault(t.num_players, []).append(t)
+    wanted = _balance_counts(players, game) if players.strip() else sorted(by_count)
+    missing = [n for n in wanted if n not in by_count]
+    if missing:
+        raise InputError(f"--players: no run in --pool has {', '.join(map(str, missing))} players")
+    try:
+        tables = [pool(by_count[n]) for n in wanted]
+    except ValueError as exc:
+        raise InputError(f"--pool: {exc}") from exc
+    sizes = {t.games for t in tables}
+    run = _BalanceRun(
+        game=game,
+        data_version=head.data_version,
+        games=sizes.pop() if len(sizes) == 1 else None,
+        first_game=min(t.first_game for t in tables),
+        bots=head.bots,
+        seed=head.seed,
+        iterations=head.iterations,
+        target=head.target,
+        seconds=round(sum(r.seconds for r in runs), 3),
+        tables=tables,
+    )
+    _balance_out(run, as_json)
+
+
+def _balance_out(run: _BalanceRun, as_json: bool) -> None:
     if as_json:
-        errors.emit(
-            {
-                "game": game,
-                "data_version": rules.data_version,
-                "games": games,
-                "bots": kinds,
-                "seed": seed,
-                "iterations": iterations if SEARCH_KIND in kinds else None,
-                "interval": "wilson-95",
-                "target": TARGET,
-                "seconds": round(time.monotonic() - started, 3),
-                "tables": tables,
-            }
-        )
+        errors.emit(msgspec.to_builtins(run))
         return
-    for t in tables:
+    for t in run.tables:
+        span = f"games {t.first_game}-{t.first_game + t.games - 1}" if t.first_game else f"{t.games} games"
         table = Table(
-            title=f"{game} ({rules.data_version}), {t.num_players} players: {t.games} games, fair share "
+            title=f"{run.game} ({run.data_version}), {t.num_players} players: {span}, fair share "
             f"{t.fair_share:.3f} (target ±{t.target:g})"
         )
         for col in ("seat / turn position", "bot", "win share", "95% interval", "mean score", "within target"):
@@ -575,7 +666,8 @@ def balance(
             if label == "seat":
                 table.add_section()
         console.print(table)
-    console.print(f"{games} games per count in {time.monotonic() - started:.1f} s (seed prefix {seed!r})")
+    per_count = "" if run.games is None else f"{run.games} games per count "
+    console.print(f"{per_count}in {run.seconds:.1f} s (seed prefix {run.seed!r})")
 
 
 @app.command()

@@ -28,6 +28,7 @@ takes the last positions, in seat order.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
@@ -118,6 +119,8 @@ class SeatTable(msgspec.Struct, frozen=True, kw_only=True):
     # is the line-up's entry when every position had the same one, else "mixed".
     positions: list[SeatShare] = msgspec.field(default_factory=list)
     positions_balanced: bool = True
+    # The number of the first game (games first_game .. first_game + games - 1 were played).
+    first_game: int = 0
 
 
 def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -143,11 +146,14 @@ def seat_shares(
     names: Sequence[str] = (),
     target: float = TARGET,
     workers: int = 1,
+    first: int = 0,
 ) -> SeatTable:
     """Play `games` seeded games of `num_players` seats, seat s played by `makers[s % len(makers)]`
     (`maker(bot_seed)` builds a fresh bot), and tabulate each seat. `names` labels the line-up's
     entries (default "bot0", "bot1", ...); `progress(done)` is called after each game, in game
-    order; `workers` > 1 plays in that many processes (picklable makers, e.g. `Kind`)."""
+    order; `workers` > 1 plays in that many processes (picklable makers, e.g. `Kind`). `first`
+    numbers the first game: games first .. first + games - 1 are played, so that a run can be
+    extended by another (`pool` sums them into the table of the whole range)."""
     if not makers:
         raise ValueError("the line-up needs at least one bot maker")
     if not rules.min_players <= num_players <= rules.max_players:
@@ -156,6 +162,8 @@ def seat_shares(
         raise ValueError(f"games must be at least 1, not {games}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
+    if first < 0:
+        raise ValueError(f"the first game's number must be at least 0, not {first}")
     for maker in makers:
         # A bot over other rules than the games' would read other tile and card values (random
         # reads none).
@@ -169,7 +177,7 @@ def seat_shares(
     at_scores = [0] * num_players
     at_bots: list[set[str]] = [set() for _ in range(num_players)]
     job = _Job(rules, tuple(makers), tuple(entry), num_players, seed_prefix)
-    for i, (winners, game_scores, order) in enumerate(_outcomes(job, games, workers)):
+    for i, (winners, game_scores, order) in enumerate(_outcomes(job, range(first, first + games), workers)):
         for w in winners:
             wins[w] += 1 / len(winners)
             at_wins[order.index(w)] += 1 / len(winners)
@@ -179,32 +187,96 @@ def seat_shares(
             at_bots[order.index(s)].add(labels[entry[s]])
         if progress is not None:
             progress(i + 1)
-    fair = 1 / num_players
-    seats = [_share(s, labels[entry[s]], games, wins[s], scores[s], fair, target) for s in range(num_players)]
-    positions = [
-        _share(
-            p,
-            next(iter(at_bots[p])) if len(at_bots[p]) == 1 else "mixed",
-            games,
-            at_wins[p],
-            at_scores[p],
-            fair,
-            target,
-        )
-        for p in range(num_players)
-    ]
+    seat_bots = [labels[entry[s]] for s in range(num_players)]
+    position_bots = [next(iter(b)) if len(b) == 1 else "mixed" for b in at_bots]
+    return _table(
+        rules.name,
+        num_players,
+        first,
+        games,
+        seed_prefix,
+        target,
+        (seat_bots, wins, scores),
+        (position_bots, at_wins, at_scores),
+    )
+
+
+# Per seat (or position): the bot, the wins, the summed scores.
+_Column = tuple[Sequence[str], Sequence[float], Sequence[int]]
+
+
+def _table(
+    game: str, n: int, first: int, games: int, prefix: str, target: float, seats: _Column, positions: _Column
+) -> SeatTable:
+    fair = 1 / n
+    by_seat = [_share(s, seats[0][s], games, seats[1][s], seats[2][s], fair, target) for s in range(n)]
+    by_position = [_share(p, positions[0][p], games, positions[1][p], positions[2][p], fair, target) for p in range(n)]
     return SeatTable(
-        game=rules.name,
-        num_players=num_players,
+        game=game,
+        num_players=n,
         games=games,
-        seed_prefix=seed_prefix,
+        first_game=first,
+        seed_prefix=prefix,
         fair_share=fair,
         target=target,
-        seats=seats,
-        balanced=all(s.within_target for s in seats),
-        positions=positions,
-        positions_balanced=all(s.within_target for s in positions),
+        seats=by_seat,
+        balanced=all(s.within_target for s in by_seat),
+        positions=by_position,
+        positions_balanced=all(s.within_target for s in by_position),
     )
+
+
+def pool(tables: Sequence[SeatTable]) -> SeatTable:
+    """The table of runs that extend one another (`seat_shares(..., first=)`): the same game,
+    player count, seed prefix, target and line-up, over consecutive ranges of game numbers, in any
+    order. It is the table one run over the whole range gives (up to float rounding in the wins,
+    which sum 1/k shares in another order). Anything else is refused: shares over other data, bots
+    or games are not one measurement."""
+    if not tables:
+        raise ValueError("nothing to pool")
+    ordered = sorted(tables, key=lambda t: t.first_game)
+    head = ordered[0]
+    for t in ordered[1:]:
+        same = (t.game, t.num_players, t.seed_prefix, t.target) == (
+            head.game,
+            head.num_players,
+            head.seed_prefix,
+            head.target,
+        )
+        if not same or [s.bot for s in t.seats] != [s.bot for s in head.seats]:
+            raise ValueError(
+                f"{t.game}, {t.num_players} players, prefix {t.seed_prefix!r} (games {_span(t)}) is not "
+                f"the run of {head.game}, {head.num_players} players, prefix {head.seed_prefix!r} with the same line-up"
+            )
+    for before, after in itertools.pairwise(ordered):
+        if after.first_game != before.first_game + before.games:
+            raise ValueError(f"games {_span(before)} and {_span(after)} are not consecutive (a gap or an overlap)")
+    games = sum(t.games for t in ordered)
+
+    def column(rows: Callable[[SeatTable], list[SeatShare]]) -> _Column:
+        n = head.num_players
+        bots = [
+            rows(head)[k].bot if all(rows(t)[k].bot == rows(head)[k].bot for t in ordered) else "mixed"
+            for k in range(n)
+        ]
+        wins = [math.fsum(rows(t)[k].wins for t in ordered) for k in range(n)]
+        scores = [sum(round(rows(t)[k].mean_score * t.games) for t in ordered) for k in range(n)]
+        return bots, wins, scores
+
+    return _table(
+        head.game,
+        head.num_players,
+        head.first_game,
+        games,
+        head.seed_prefix,
+        head.target,
+        column(lambda t: t.seats),
+        column(lambda t: t.positions),
+    )
+
+
+def _span(t: SeatTable) -> str:
+    return f"{t.first_game}-{t.first_game + t.games - 1}"
 
 
 # One game's outcome: (winners, scores by seat, seats in order of play).
@@ -226,17 +298,17 @@ class _Job:
         return list(played.result.winners), list(played.result.scores), list(played.turn_order)
 
 
-def _outcomes(job: _Job, games: int, workers: int) -> Iterator[Outcome]:
+def _outcomes(job: _Job, games: range, workers: int) -> Iterator[Outcome]:
     """Every game's outcome, in game order: here, or from `workers` processes."""
     if workers == 1:
-        for i in range(games):
+        for i in games:
             yield job.play(i)
         return
     # Spawned, not forked: the caller may run threads (a progress bar's), and a fork copies their
     # locks. Each worker gets the job once and then only game numbers.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_adopt, initargs=(job,)) as pool:
-        yield from pool.map(_play_adopted, range(games))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_adopt, initargs=(job,)) as executor:
+        yield from executor.map(_play_adopted, games)
 
 
 _ADOPTED: _Job | None = None

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dicestream.cli import app
-from games.balance import SeatShare, SeatTable, seat_shares, wilson
+from games.balance import SeatShare, SeatTable, pool, seat_shares, wilson
 from games.bots import Bot, RandomBot
 from games.catalog import GAMES, GREEDY, SPECS
 
@@ -75,6 +75,96 @@ def test_same_seed_same_table() -> None:
     assert seat_shares(RULES, makers, 2, 6, "same") == first
     others = [seat_shares(RULES, makers, 2, 6, f"other-{k}") for k in range(3)]
     assert any(t.seats != first.seats for t in others)  # the seed is used at all
+
+
+def _rows(table: SeatTable) -> list[tuple[Any, ...]]:
+    # Pooled wins sum 1/k shares in another order than one run does: equal up to float rounding.
+    return [
+        (s.seat, s.bot, s.games, round(s.wins, 9), round(s.share, 9), round(s.mean_score, 9), s.within_target)
+        for s in (*table.seats, *table.positions)
+    ]
+
+
+def test_a_run_in_parts_pools_into_the_whole_run() -> None:
+    makers = [_greedy, RandomBot]
+    whole = seat_shares(RULES, makers, 3, 9, "parts", names=["greedy", "random"])
+    head = seat_shares(RULES, makers, 3, 4, "parts", names=["greedy", "random"])
+    tail = seat_shares(RULES, makers, 3, 5, "parts", names=["greedy", "random"], first=4)
+    assert tail.first_game == 4 and tail.games == 5
+    assert tail.seats != seat_shares(RULES, makers, 3, 5, "parts", names=["greedy", "random"]).seats
+    pooled = pool([tail, head])  # in any order
+    assert (pooled.first_game, pooled.games) == (0, 9)
+    assert _rows(pooled) == _rows(whole)
+    assert pooled.balanced == whole.balanced and pooled.positions_balanced == whole.positions_balanced
+    # A later part alone pools too: games 4-8.
+    assert pool([tail]) == tail
+
+
+def test_pool_refuses_parts_that_are_not_one_run() -> None:
+    makers = [_greedy, RandomBot]
+    head = seat_shares(RULES, makers, 2, 3, "parts")
+    with pytest.raises(ValueError, match="not consecutive"):
+        pool([head, seat_shares(RULES, makers, 2, 2, "parts", first=4)])  # game 3 missing
+    with pytest.raises(ValueError, match="not consecutive"):
+        pool([head, seat_shares(RULES, makers, 2, 2, "parts", first=2)])  # game 2 twice
+    with pytest.raises(ValueError, match="same line-up"):
+        pool([head, seat_shares(RULES, [RandomBot, _greedy], 2, 2, "parts", first=3, names=["r", "g"])])
+    with pytest.raises(ValueError, match="prefix 'other'"):
+        pool([head, seat_shares(RULES, makers, 2, 2, "other", first=3)])
+    with pytest.raises(ValueError, match="nothing to pool"):
+        pool([])
+    with pytest.raises(ValueError, match="at least 0"):
+        seat_shares(RULES, makers, 2, 2, "parts", first=-1)
+
+
+def test_cli_first_game_and_pool(tmp_path: Path) -> None:
+    args = ["balance", "sentient", "--players", "2,3", "--bots", "greedy,random", "--json"]
+
+    def run(*more: str) -> dict[str, Any]:
+        result = CliRunner().invoke(app, [*args, *more])
+        assert result.exit_code == 0, result.output
+        doc: dict[str, Any] = msgspec.json.decode(result.stdout)
+        return doc
+
+    whole = run("--games", "5")
+    (tmp_path / "a.json").write_text(msgspec.json.encode(run("--games", "3")).decode())
+    later = run("--games", "2", "--first-game", "3", "--workers", "2")
+    assert later["first_game"] == 3 and [t["first_game"] for t in later["tables"]] == [3, 3]
+    (tmp_path / "b.json").write_text(msgspec.json.encode(later).decode())
+    pooled = run("--pool", str(tmp_path / "b.json"), "--pool", str(tmp_path / "a.json"))
+    assert (pooled["games"], pooled["first_game"], pooled["bots"]) == (5, 0, ["greedy", "random"])
+    for mine, theirs in zip(pooled["tables"], whole["tables"], strict=True):
+        assert _rows(msgspec.convert(mine, SeatTable)) == _rows(msgspec.convert(theirs, SeatTable))
+    only_three = run("--pool", str(tmp_path / "a.json"), "--pool", str(tmp_path / "b.json"), "--players", "3")
+    assert [t["num_players"] for t in only_three["tables"]] == [3]
+    text = CliRunner().invoke(app, ["balance", "sentient", "--pool", str(tmp_path / "b.json")])
+    assert text.exit_code == 0 and "games 3-4" in text.stdout
+
+
+@pytest.mark.parametrize(
+    ("make", "line"),
+    [
+        (lambda d: [d / "a.json", d / "a.json"], "not consecutive"),
+        (lambda d: [d / "a.json", d / "greedy.json"], "not the same measurement: bots greedy ("),
+        (lambda d: [d / "a.json", d / "junk.json"], "not a `dicestream balance --json` document"),
+        (lambda d: [d / "a.json", d / "gone.json"], "gone.json: No such file"),
+        (lambda d: [d / "mechanica.json"], "a run of mechanica, not sentient"),
+    ],
+)
+def test_cli_pool_refuses_what_is_not_one_run(tmp_path: Path, make: Any, line: str) -> None:
+    def save(name: str, *more: str) -> None:
+        result = CliRunner().invoke(app, ["balance", *more, "--players", "2", "--games", "2", "--json"])
+        assert result.exit_code == 0, result.output
+        (tmp_path / name).write_text(result.stdout)
+
+    save("a.json", "sentient", "--bots", "greedy,random")
+    save("greedy.json", "sentient", "--first-game", "2")
+    save("mechanica.json", "mechanica")
+    (tmp_path / "junk.json").write_text('{"game": "sentient"}')
+    pooled = [x for pair in zip(["--pool"] * len(make(tmp_path)), map(str, make(tmp_path)), strict=True) for x in pair]
+    result = CliRunner().invoke(app, ["balance", "sentient", *pooled, "--json"])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and line in result.stderr
 
 
 def test_within_target_is_the_share_against_one_over_n() -> None:
