@@ -19,9 +19,18 @@ def run(coro: Coroutine[Any, Any, T], *, interrupt_at_once: bool = False) -> T:
     """`interrupt_at_once`: Ctrl-C raises KeyboardInterrupt where the program is, as outside a loop.
     asyncio's own first Ctrl-C only asks the loop to cancel the main task, which a write blocked on
     a full pipe (`watch` whose reader stopped reading) never lets the loop do."""
-    if interrupt_at_once:
-        # A handler other than the default keeps asyncio.Runner from installing its own.
-        signal.signal(signal.SIGINT, _interrupt)
+    if not interrupt_at_once:
+        return _run(coro)
+    # A handler other than the default keeps asyncio.Runner from installing its own. It is put back
+    # after: a caller that runs more than this command (a test, a notebook) keeps its own Ctrl-C.
+    before = signal.signal(signal.SIGINT, _interrupt)
+    try:
+        return _run(coro)
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
     try:
         import uvloop
     except ImportError:  # e.g. Windows: the standard loop works, only slower

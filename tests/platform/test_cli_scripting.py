@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from dicestream.errors import Code
+from dicestream.loop import run as run_loop
 from tests.conftest import sync_client
 from tests.platform.cli_helpers import CLI, cli_env, fails, json_of, ok, run, service
 
@@ -303,3 +304,28 @@ def test_a_closed_pipe_and_ctrl_c_end_quietly(env: dict[str, str], redis_url: st
     proc.send_signal(signal.SIGINT)
     assert proc.wait(30) == Code.INTERRUPTED
     assert proc.stderr.read() == ""
+
+
+def test_an_interrupt_at_once_loop_puts_the_callers_ctrl_c_back() -> None:
+    # `watch` raises at Ctrl-C even while blocked on a full pipe; whoever ran it in-process keeps
+    # its own Ctrl-C once the command is over, whether it ended or failed.
+    def mine(signum: int, frame: object) -> None:
+        pass
+
+    async def seen() -> object:
+        return signal.getsignal(signal.SIGINT)
+
+    async def fails() -> None:
+        raise RuntimeError("the command failed")
+
+    before = signal.signal(signal.SIGINT, mine)
+    try:
+        inside = run_loop(seen(), interrupt_at_once=True)
+        assert inside is not mine and inside is not signal.default_int_handler
+        assert signal.getsignal(signal.SIGINT) is mine
+        with pytest.raises(RuntimeError, match="the command failed"):
+            run_loop(fails(), interrupt_at_once=True)
+        assert signal.getsignal(signal.SIGINT) is mine
+        assert run_loop(seen()) is mine  # without it, asyncio's own handling (it keeps a custom handler)
+    finally:
+        signal.signal(signal.SIGINT, before)
