@@ -522,6 +522,18 @@ def balance(
 
     _titles([game])
     if pool:
+        playing = {
+            "--games": games != 200,
+            "--bots": bots != "greedy",
+            "--seed": seed != "balance",
+            "--iterations": iterations != 200,
+            "--workers": workers != 1,
+            "--data": data is not None,
+            "--first-game": first_game != 0,
+        }
+        if any(playing.values()):
+            given = ", ".join(k for k, v in playing.items() if v)
+            raise InputError(f"--pool plays nothing: {given} would be ignored (the parts' documents say theirs)")
         _balance_pooled(game, players, pool, as_json)
         return
     counts = _balance_counts(players, game)
@@ -574,7 +586,9 @@ class _BalanceRun(msgspec.Struct, kw_only=True):
     game: str
     data_version: str
     games: int | None  # per player count; None when pooled counts differ
-    first_game: int  # the number of the first game played (of every count)
+    # The number of the first game played (the lowest over the counts in a pooled document); 0 in
+    # documents written before runs could start elsewhere.
+    first_game: int = 0
     bots: list[str]
     seed: str
     iterations: int | None  # ismcts seats' budget a move; None without them
@@ -589,13 +603,22 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) ->
     from games.balance import SeatTable, pool
 
     runs: list[_BalanceRun] = []
+    parts: dict[int, list[tuple[str, SeatTable]]] = {}  # per player count: (file, table)
     for name in files:
         try:
-            runs.append(msgspec.json.decode(Path(name).read_bytes(), type=_BalanceRun))
+            part = msgspec.json.decode(Path(name).read_bytes(), type=_BalanceRun)
+            tables = msgspec.convert(part.tables, list[SeatTable])
         except OSError as exc:
             raise InputError(f"--pool {name}: {exc.strerror or exc}") from exc
         except msgspec.DecodeError as exc:  # ValidationError included
             raise InputError(f"--pool {name}: not a `dicestream balance --json` document ({exc})") from exc
+        for t in tables:
+            try:
+                pool([t])  # a table as a run writes it (a row per seat and position, each over its games)
+            except ValueError as exc:
+                raise InputError(f"--pool {name}: {exc}") from exc
+            parts.setdefault(t.num_players, []).append((name, t))
+        runs.append(part)
     head = runs[0]
     for name, r in zip(files, runs, strict=True):
         if r.game != game:
@@ -612,19 +635,17 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) ->
         ]
         if differ:
             raise InputError(f"--pool {name}: not the same measurement: {'; '.join(differ)}")
-    by_count: dict[int, list[SeatTable]] = {}
-    for r in runs:
-        for raw in r.tables:
-            t = msgspec.convert(raw, SeatTable)
-            by_count.setdefault(t.num_players, []).append(t)
-    wanted = _balance_counts(players, game) if players.strip() else sorted(by_count)
-    missing = [n for n in wanted if n not in by_count]
+    wanted = _balance_counts(players, game) if players.strip() else sorted(parts)
+    missing = [n for n in wanted if n not in parts]
     if missing:
         raise InputError(f"--players: no run in --pool has {', '.join(map(str, missing))} players")
-    try:
-        tables = [pool(by_count[n]) for n in wanted]
-    except ValueError as exc:
-        raise InputError(f"--pool: {exc}") from exc
+    tables = []
+    for n in wanted:
+        try:
+            tables.append(pool([t for _, t in parts[n]]))
+        except ValueError as exc:
+            spans = ", ".join(f"{name} games {t.first_game}-{t.first_game + t.games - 1}" for name, t in parts[n])
+            raise InputError(f"--pool, {n} players ({spans}): {exc}") from exc
     sizes = {t.games for t in tables}
     run = _BalanceRun(
         game=game,

@@ -27,7 +27,8 @@ def run(coro: Coroutine[Any, Any, T], *, interrupt_at_once: bool = False) -> T:
     try:
         return _run(coro)
     finally:
-        signal.signal(signal.SIGINT, before)
+        # None: the handler was not set from Python (an embedding host's), and cannot be put back.
+        signal.signal(signal.SIGINT, before if before is not None else signal.default_int_handler)
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:

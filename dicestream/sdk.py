@@ -30,6 +30,9 @@ _seat_message = msgspec.json.Decoder(SeatMessage)
 
 class Bot(ABC):
     name = "sdk-bot"
+    # The component data the game being played was created under (the request's `data_version`),
+    # set before each `choose_action`: a bot valuing tiles or cards reads them from that file.
+    data_version = ""
 
     @abstractmethod
     def choose_action(self, view: dict[str, Any], legal: list[Action], seat: int) -> Action:
@@ -94,6 +97,7 @@ async def _play(bot: Bot, client: Client, stream: str, token: str) -> GameOver:
                     return message
                 latest = message
         if latest is not None and latest.version > answered:
+            bot.data_version = latest.data_version
             choice = bot.choose_action(latest.view, latest.legal_actions, latest.seat)
             cls = command_type(choice.type)
             if cls is None:

@@ -34,7 +34,7 @@ import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -95,8 +95,8 @@ class SeatShare(msgspec.Struct, frozen=True, kw_only=True):
 
     seat: int
     bot: str
-    games: int
-    wins: float  # a win shared by k seats counts 1/k
+    games: Annotated[int, msgspec.Meta(ge=1)]
+    wins: Annotated[float, msgspec.Meta(ge=0)]  # a win shared by k seats counts 1/k
     share: float  # wins / games
     low: float  # the 95% Wilson score interval on `share`
     high: float
@@ -108,8 +108,8 @@ class SeatTable(msgspec.Struct, frozen=True, kw_only=True):
     """Every seat of one player count."""
 
     game: str
-    num_players: int
-    games: int
+    num_players: Annotated[int, msgspec.Meta(ge=1)]
+    games: Annotated[int, msgspec.Meta(ge=1)]
     seed_prefix: str
     fair_share: float  # 1 / num_players
     target: float  # the allowed distance of a share from the fair share
@@ -120,7 +120,7 @@ class SeatTable(msgspec.Struct, frozen=True, kw_only=True):
     positions: list[SeatShare] = msgspec.field(default_factory=list)
     positions_balanced: bool = True
     # The number of the first game (games first_game .. first_game + games - 1 were played).
-    first_game: int = 0
+    first_game: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 
 def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -234,6 +234,8 @@ def pool(tables: Sequence[SeatTable]) -> SeatTable:
     or games are not one measurement."""
     if not tables:
         raise ValueError("nothing to pool")
+    for t in tables:
+        _whole(t)
     ordered = sorted(tables, key=lambda t: t.first_game)
     head = ordered[0]
     for t in ordered[1:]:
@@ -273,6 +275,18 @@ def pool(tables: Sequence[SeatTable]) -> SeatTable:
         column(lambda t: t.seats),
         column(lambda t: t.positions),
     )
+
+
+def _whole(t: SeatTable) -> None:
+    """A table as `seat_shares` writes it: a row per seat and per position, each over its games."""
+    n = t.num_players
+    if len(t.seats) != n or len(t.positions) != n:
+        raise ValueError(
+            f"games {_span(t)} of {n} players hold {len(t.seats)} seat and {len(t.positions)} position rows, "
+            f"not {n} of each (a table without positions was written before they were counted)"
+        )
+    if any(s.games != t.games or s.wins > t.games for s in (*t.seats, *t.positions)):
+        raise ValueError(f"games {_span(t)} of {n} players: a row counts other games than its table")
 
 
 def _span(t: SeatTable) -> str:

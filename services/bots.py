@@ -12,7 +12,7 @@ from contracts.protocol import Action, GameOver
 from contracts.registry import command_type, type_name, view_types
 from games import match as m
 from games.base import Rules
-from games.catalog import bot_makers, rules_for, spec_for
+from games.catalog import RULE_BOTS, bot_makers, rules_for, spec_for
 from games.mcts import searcher
 from games.offline import OfflineGame, determinizer_for
 
@@ -76,18 +76,21 @@ class WireBot:
         self.slow: bool = getattr(bot, "slow", False) is True
         # data_version -> the bot over that data, or None to keep this one (see _over).
         self._rebind = rebind
-        self._data = data_version  # what `bot` reads
+        # The data the last request named (at first: the data `bot` was built over). Asked once
+        # per change, so a version the build lacks is not looked up on every request.
+        self._asked = data_version
 
     def _over(self, data_version: str) -> None:
         """Read the data a request's game was created under. A bot reads tile and card values
         from its data: the current file's values in a game of an earlier file would value
         purchases wrongly and could pick a move the game's own values make the worst."""
-        if self._rebind is None or not data_version or data_version == self._data:
+        if self._rebind is None or not data_version or data_version == self._asked:
             return
+        self._asked = data_version
         bot = self._rebind(data_version)
         if bot is not None:
             self.bot = bot
-        self._data = data_version
+            self.slow = getattr(bot, "slow", False) is True
 
     def choose_action(
         self, view: dict[str, Any] | msgspec.Struct, legal: list[Action], seat: int, data_version: str = ""
@@ -130,10 +133,13 @@ def make_bot(kind: str, game_type: str, seed: int = 0, budget: SearchBudget | No
     if kind not in kinds:
         raise ValueError(f"no bot {kind!r} for {game_type}; known: {', '.join(kinds_for(game_type))}")
     current = rules_for(game_type)
+    # Only the game's rule-based bots read its data: a random bot is never rebuilt (a new one would
+    # start its draws again).
+    reads_data = kind in RULE_BOTS.get(game_type, {})
     return WireBot(
         kinds[kind](seed),
         views[game_type],
-        rebind=lambda data: _bot_over(kind, game_type, seed, data),
+        rebind=(lambda data: _bot_over(kind, game_type, seed, data)) if reads_data else None,
         data_version="" if current is None else current.data_version,
     )
 

@@ -118,17 +118,17 @@ def test_pool_refuses_parts_that_are_not_one_run() -> None:
 
 
 def test_cli_first_game_and_pool(tmp_path: Path) -> None:
-    args = ["balance", "sentient", "--players", "2,3", "--bots", "greedy,random", "--json"]
-
     def run(*more: str) -> dict[str, Any]:
-        result = CliRunner().invoke(app, [*args, *more])
+        # Pooling takes no option of a run's but --players.
+        line = ["--bots", "greedy,random"] if "--pool" not in more else []
+        result = CliRunner().invoke(app, ["balance", "sentient", "--json", *line, *more])
         assert result.exit_code == 0, result.output
         doc: dict[str, Any] = msgspec.json.decode(result.stdout)
         return doc
 
-    whole = run("--games", "5")
-    (tmp_path / "a.json").write_text(msgspec.json.encode(run("--games", "3")).decode())
-    later = run("--games", "2", "--first-game", "3", "--workers", "2")
+    whole = run("--games", "5", "--players", "2,3")
+    (tmp_path / "a.json").write_text(msgspec.json.encode(run("--games", "3", "--players", "2,3")).decode())
+    later = run("--games", "2", "--first-game", "3", "--workers", "2", "--players", "2,3")
     assert later["first_game"] == 3 and [t["first_game"] for t in later["tables"]] == [3, 3]
     (tmp_path / "b.json").write_text(msgspec.json.encode(later).decode())
     pooled = run("--pool", str(tmp_path / "b.json"), "--pool", str(tmp_path / "a.json"))
@@ -139,6 +139,24 @@ def test_cli_first_game_and_pool(tmp_path: Path) -> None:
     assert [t["num_players"] for t in only_three["tables"]] == [3]
     text = CliRunner().invoke(app, ["balance", "sentient", "--pool", str(tmp_path / "b.json")])
     assert text.exit_code == 0 and "games 3-4" in text.stdout
+    # A pooled document pools again; one written before runs could start elsewhere (no top-level
+    # first_game) is games 0 to N-1.
+    (tmp_path / "ab.json").write_text(msgspec.json.encode(pooled).decode())
+    head = {k: v for k, v in run("--games", "2", "--players", "2,3").items() if k != "first_game"}
+    (tmp_path / "old.json").write_text(msgspec.json.encode(head).decode())
+    (tmp_path / "c.json").write_text(
+        msgspec.json.encode(run("--games", "1", "--first-game", "5", "--players", "2,3")).decode()
+    )
+    (tmp_path / "d.json").write_text(
+        msgspec.json.encode(run("--games", "3", "--first-game", "2", "--players", "2,3")).decode()
+    )
+    again = run("--pool", str(tmp_path / "ab.json"), "--pool", str(tmp_path / "c.json"))
+    longer = run(
+        "--pool", str(tmp_path / "old.json"), "--pool", str(tmp_path / "d.json"), "--pool", str(tmp_path / "c.json")
+    )
+    assert again["games"] == longer["games"] == 6
+    for mine, theirs in zip(again["tables"], longer["tables"], strict=True):
+        assert _rows(msgspec.convert(mine, SeatTable)) == _rows(msgspec.convert(theirs, SeatTable))
 
 
 @pytest.mark.parametrize(
@@ -149,6 +167,10 @@ def test_cli_first_game_and_pool(tmp_path: Path) -> None:
         (lambda d: [d / "a.json", d / "junk.json"], "not a `dicestream balance --json` document"),
         (lambda d: [d / "a.json", d / "gone.json"], "gone.json: No such file"),
         (lambda d: [d / "mechanica.json"], "a run of mechanica, not sentient"),
+        (lambda d: [d / "no-games.json"], "Expected `int` >= 1 - at `$[0].games`"),
+        (lambda d: [d / "short.json"], "hold 1 seat and 2 position rows, not 2 of each"),
+        (lambda d: [d / "lying.json"], "a row counts other games than its table"),
+        (lambda d: [d / "a.json", d / "far.json"], "a.json games 0-1, "),
     ],
 )
 def test_cli_pool_refuses_what_is_not_one_run(tmp_path: Path, make: Any, line: str) -> None:
@@ -160,11 +182,30 @@ def test_cli_pool_refuses_what_is_not_one_run(tmp_path: Path, make: Any, line: s
     save("a.json", "sentient", "--bots", "greedy,random")
     save("greedy.json", "sentient", "--first-game", "2")
     save("mechanica.json", "mechanica")
+    save("far.json", "sentient", "--bots", "greedy,random", "--first-game", "9")
     (tmp_path / "junk.json").write_text('{"game": "sentient"}')
+    doc = msgspec.json.decode((tmp_path / "a.json").read_bytes())
+    table = doc["tables"][0]
+    for name, broken in (
+        ("no-games", {**table, "games": 0}),
+        ("short", {**table, "seats": table["seats"][:1]}),
+        ("lying", {**table, "games": 1}),
+    ):
+        (tmp_path / f"{name}.json").write_text(msgspec.json.encode({**doc, "tables": [broken]}).decode())
     pooled = [x for pair in zip(["--pool"] * len(make(tmp_path)), map(str, make(tmp_path)), strict=True) for x in pair]
     result = CliRunner().invoke(app, ["balance", "sentient", *pooled, "--json"])
     assert result.exit_code == 2, result.output
     assert result.stdout == "" and line in result.stderr
+
+
+def test_cli_pool_refuses_the_options_of_a_run(tmp_path: Path) -> None:
+    part = tmp_path / "a.json"
+    part.write_text(CliRunner().invoke(app, ["balance", "sentient", "--players", "2", "--games", "1", "--json"]).stdout)
+    result = CliRunner().invoke(
+        app, ["balance", "sentient", "--pool", str(part), "--games", "5", "--data", "x.toml", "--json"]
+    )
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--pool plays nothing: --games, --data would be ignored" in result.stderr
 
 
 def test_within_target_is_the_share_against_one_over_n() -> None:

@@ -12,7 +12,7 @@ from msgspec.structs import replace
 
 from contracts import codec
 from contracts import lifecycle as lc
-from contracts.protocol import TurnRequestOut
+from contracts.protocol import Action, TurnRequestOut
 from contracts.registry import type_name
 from contracts.views.mechanica import MechanicaView
 from games import catalog
@@ -21,7 +21,7 @@ from games.base import Rejected
 from games.catalog import GREEDY, SPECS
 from games.mechanica.components import DATA_FILE, load
 from games.mechanica.rules import MechanicaRules
-from games.offline import determinizer_for
+from games.offline import determinizer_for, new_game
 from games.spec import GameSpecError
 from services import history as h
 from services.archive import marker_for
@@ -212,6 +212,7 @@ async def test_a_hosted_rule_based_seat_in_a_game_on_earlier_data_reads_that_dat
     history = await played_under_old_data(old_file, monkeypatch)
     keep(monkeypatch, old_file)
     old = catalog.EARLIER[("mechanica", recorded(old_file))]
+    current = SPECS["mechanica"].rules
     match = m.Match(game_id="earlier")
     for env in history.events:
         m.evolve(match, codec.event_payload(env))
@@ -219,13 +220,13 @@ async def test_a_hosted_rule_based_seat_in_a_game_on_earlier_data_reads_that_dat
             break
     assert match.game is not None
     # The request as the turn service writes it, as the bot runner reads it.
-    [(seat, message)] = turn_requests(match, 1_700_000_000_000)[:1]
+    [(seat, message), *_] = turn_requests(match, 1_700_000_000_000)
     assert isinstance(message, TurnRequestOut) and message.data_version == recorded(old_file)
     req = msgspec.json.decode(codec.encode(message), type=RawTurnRequest)
     hosted = make_bot(kind, "mechanica", seed=0)
-    assert isinstance(hosted, WireBot) and hosted.bot.data is SPECS["mechanica"].rules.data  # type: ignore[attr-defined]
+    assert isinstance(hosted, WireBot) and hosted.bot.data is current.data  # type: ignore[attr-defined]
     answer = hosted.choose(req)
-    assert hosted.bot.data is old.data
+    assert hosted.bot.data is old.data and hosted.slow == (kind == "planner")
     mine = catalog.bot_makers("mechanica", old)[kind](0)
     expected = mine.choose(old.view(match.game, seat), old.legal_actions(match.game, seat), seat)
     assert answer == (type_name(expected), codec.encode(expected))
@@ -233,5 +234,39 @@ async def test_a_hosted_rule_based_seat_in_a_game_on_earlier_data_reads_that_dat
     # game, GAME-VERSION); one naming the current data reads the current data again.
     hosted.choose(msgspec.structs.replace(req, data_version="mechanica-data-missing"))
     assert hosted.bot.data is old.data
-    hosted.choose(msgspec.structs.replace(req, data_version=SPECS["mechanica"].rules.data_version))
-    assert hosted.bot.data is SPECS["mechanica"].rules.data  # type: ignore[attr-defined]
+    hosted.choose(msgspec.structs.replace(req, data_version=current.data_version))
+    assert hosted.bot.data is current.data  # type: ignore[attr-defined]
+
+
+def test_a_hosted_greedy_seat_plays_an_earlier_files_game_as_that_files_greedy() -> None:
+    # Prosperity keeps two earlier files whose tiles the greedy bot values otherwise (Bicycle paths,
+    # Canal network, Villages were retuned): at some request of a game created under the first,
+    # greedy over it and greedy over the current file choose apart, and the hosted seat answers as
+    # the first. The game is played by greedy over the first file, as the hosted seat would.
+    first = catalog.EARLIER[("prosperity", "prosperity-data-1")]
+    mine, theirs = catalog.bot_makers("prosperity", first)["greedy"](0), catalog.GREEDY["prosperity"]()
+    hosted, by_dicts = make_bot("greedy", "prosperity"), make_bot("greedy", "prosperity")
+    game = new_game(first, 2, "earlier-greedy")
+    apart = 0
+    while not game.is_terminal():
+        [(seat, message), *_] = turn_requests(game.match, 1_700_000_000_000)
+        assert isinstance(message, TurnRequestOut) and message.data_version == "prosperity-data-1"
+        req = msgspec.json.decode(codec.encode(message), type=RawTurnRequest)
+        legal = game.legal_actions(seat)
+        expected = mine.choose(game.view(seat), legal, seat)
+        apart += expected != theirs.choose(game.view(seat), legal, seat)
+        assert hosted.choose(req) == (type_name(expected), codec.encode(expected))
+        # From dicts (a client's `choose_action`), the same.
+        actions = [Action(type=a.type, payload=msgspec.json.decode(a.payload)) for a in req.legal_actions]
+        chosen = by_dicts.choose_action(msgspec.json.decode(req.view), actions, seat, req.data_version)
+        assert chosen == Action(type=type_name(expected), payload=msgspec.to_builtins(expected))
+        game.apply(expected, seat)
+    assert apart > 0, "the files' greedy bots never chose apart: the test shows nothing"
+
+
+def test_a_hosted_random_seat_is_never_rebuilt() -> None:
+    # It reads no data, and a new one would start its draws again.
+    hosted = make_bot("random", "mechanica", seed=5)
+    bot = hosted.bot
+    hosted._over("mechanica-data-1")
+    assert hosted.bot is bot

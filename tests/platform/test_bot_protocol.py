@@ -19,6 +19,7 @@ from contracts.protocol import HOSTED, Action, HostBot, SeatMessage, TurnRequest
 from dicestream import sdk
 from dicestream.runtime import running
 from games import match as m
+from games.catalog import GAMES
 from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys
@@ -35,7 +36,11 @@ import plain_bot  # noqa: E402
 class FirstLegal(sdk.Bot):
     name = "first-legal"
 
+    def __init__(self) -> None:
+        self.data_versions: set[str] = set()
+
     def choose_action(self, view: dict[str, Any], legal: list[Action], seat: int) -> Action:
+        self.data_versions.add(self.data_version)
         return legal[0]
 
 
@@ -58,9 +63,10 @@ async def test_a_plain_redis_json_bot_and_an_sdk_bot_play_a_full_game(
             )
         )
         await wait_for(lambda: seat_joined(client, keys, "proto", 1))
+        first_legal = FirstLegal()
         sdk_bot = asyncio.create_task(
             sdk.play_seat(
-                FirstLegal(),
+                first_legal,
                 "proto",
                 2,
                 redis_url=redis_url,
@@ -72,6 +78,7 @@ async def test_a_plain_redis_json_bot_and_an_sdk_bot_play_a_full_game(
         scores = await asyncio.wait_for(plain, 60)
         over = await asyncio.wait_for(sdk_bot, 60)
         assert scores == over.scores and len(scores) == 3
+        assert first_legal.data_versions == {GAMES["sentient"].data_version}  # told what data the game reads
         agg = rebuild("proto", await RedisEventStore(client, keys).read("proto"))
         assert agg.status == m.OVER and agg.result is not None and agg.result.scores == scores
         audit = [decode_outcome(o, "proto") for o in await RedisEventStore(client, keys).audit("proto")]

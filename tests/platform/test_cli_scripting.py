@@ -315,7 +315,7 @@ def test_an_interrupt_at_once_loop_puts_the_callers_ctrl_c_back() -> None:
     async def seen() -> object:
         return signal.getsignal(signal.SIGINT)
 
-    async def fails() -> None:
+    async def failing() -> None:
         raise RuntimeError("the command failed")
 
     before = signal.signal(signal.SIGINT, mine)
@@ -324,7 +324,7 @@ def test_an_interrupt_at_once_loop_puts_the_callers_ctrl_c_back() -> None:
         assert inside is not mine and inside is not signal.default_int_handler
         assert signal.getsignal(signal.SIGINT) is mine
         with pytest.raises(RuntimeError, match="the command failed"):
-            run_loop(fails(), interrupt_at_once=True)
+            run_loop(failing(), interrupt_at_once=True)
         assert signal.getsignal(signal.SIGINT) is mine
         assert run_loop(seen()) is mine  # without it, asyncio's own handling (it keeps a custom handler)
     finally:
