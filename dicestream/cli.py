@@ -549,7 +549,9 @@ def balance(
         raise InputError(f"--first-game {first_game}: games are numbered from 0")
     tables = []
     started = time.monotonic()
-    with _progress_bar(Console(stderr=True), disable=as_json) as progress:  # --json: nothing but the document
+    err = Console(stderr=True)
+    # --json: stdout holds the document alone; a run of hours still shows its bar on a terminal.
+    with _progress_bar(err, disable=as_json and not err.is_terminal) as progress:
         for n in counts:
             task = progress.add_task(f"{game}, {n} players", total=games)
             tables.append(

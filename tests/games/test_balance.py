@@ -4,6 +4,11 @@ command's JSON and its input errors."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -491,3 +496,29 @@ def test_a_variant_named_like_the_catalogs_data_keeps_its_values_in_every_proces
     one = seat_shares(same_name, makers, 2, 8, "variant")
     assert seat_shares(same_name, makers, 2, 8, "variant", workers=2) == one
     assert seat_shares(spec.rules, [Kind("prosperity", "greedy")], 2, 8, "variant") != one
+
+
+def test_a_json_run_shows_its_bar_on_a_terminal_and_keeps_stdout_for_the_document() -> None:
+    # A search mirror runs for hours with `--json > file`: its stderr, a terminal, shows progress.
+    main, sub = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "dicestream.cli", "balance", "sentient", "--players", "2", "--games", "3", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=sub,
+            env={**os.environ, "TERM": "xterm", "COLUMNS": "100"},
+            timeout=120,
+            check=True,
+        )
+        os.close(sub)
+        sub = -1
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once the child's end is closed and drained
+            while chunk := os.read(main, 65536):
+                shown += chunk
+    finally:
+        os.close(main)
+        if sub >= 0:
+            os.close(sub)
+    assert msgspec.json.decode(done.stdout)["games"] == 3  # one document, nothing else
+    assert b"sentient, 2 players" in shown and b"3/3" in shown
