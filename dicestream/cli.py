@@ -664,6 +664,10 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) ->
     _balance_out(run, as_json)
 
 
+# The interval's verdict on the target (games.balance.verdict).
+_VERDICT_STYLE = {"within": "[green]within[/]", "outside": "[red]outside[/]", "undecided": "[yellow]undecided[/]"}
+
+
 def _balance_out(run: _BalanceRun, as_json: bool) -> None:
     if as_json:
         errors.emit(msgspec.to_builtins(run))
@@ -674,7 +678,15 @@ def _balance_out(run: _BalanceRun, as_json: bool) -> None:
             title=f"{run.game} ({run.data_version}), {t.num_players} players: {span}, fair share "
             f"{t.fair_share:.3f} (target ±{t.target:g})"
         )
-        for col in ("seat / turn position", "bot", "win share", "95% interval", "mean score", "within target"):
+        for col in (
+            "seat / turn position",
+            "bot",
+            "win share",
+            "95% interval",
+            "mean score",
+            "within target",
+            "interval",
+        ):
             table.add_column(col)
         for label, rows in (("seat", t.seats), ("position", t.positions)):
             for s in rows:
@@ -685,6 +697,7 @@ def _balance_out(run: _BalanceRun, as_json: bool) -> None:
                     f"{s.low:.3f}-{s.high:.3f}",
                     f"{s.mean_score:.1f}",
                     "[green]yes[/]" if s.within_target else "[red]no[/]",
+                    _VERDICT_STYLE.get(s.verdict, s.verdict),
                 )
             if label == "seat":
                 table.add_section()

@@ -47,6 +47,7 @@ Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 TARGET = 0.05  # a seat is balanced when its share is within 1/n +- TARGET
 SEARCH_KIND = "ismcts"  # the hosted search bot (games.mcts.searcher), bounded by iterations
 SEARCH_ITERATIONS = 200  # its default budget a move in a balance run
+WITHIN, OUTSIDE, UNDECIDED = "within", "outside", "undecided"  # SeatShare.verdict
 
 Maker = Callable[[int], Bot | SearchBot]
 
@@ -102,6 +103,10 @@ class SeatShare(msgspec.Struct, frozen=True, kw_only=True):
     high: float
     mean_score: float
     within_target: bool  # |share - fair_share| <= target
+    # What the 95% interval says of the target: "within" (it lies inside fair_share +- target),
+    # "outside" (it lies wholly beyond one edge) or "undecided" (it crosses an edge: more games).
+    # A share within the target by its point value alone is not evidence of balance.
+    verdict: str = ""
 
 
 class SeatTable(msgspec.Struct, frozen=True, kw_only=True):
@@ -365,4 +370,15 @@ def _share(seat: int, bot: str, games: int, wins: float, scores: int, fair: floa
         mean_score=scores / games,
         # a little slack for float error: 0.3 - 1/4 is 0.04999...
         within_target=abs(share - fair) <= target + 1e-9,
+        verdict=verdict(low, high, fair, target),
     )
+
+
+def verdict(low: float, high: float, fair: float, target: float) -> str:
+    """What an interval [low, high] says of a share's distance from `fair` (SeatShare.verdict)."""
+    lo, hi = fair - target - 1e-9, fair + target + 1e-9
+    if lo <= low and high <= hi:
+        return WITHIN
+    if high < lo or low > hi:
+        return OUTSIDE
+    return UNDECIDED

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dicestream.cli import app
-from games.balance import SeatShare, SeatTable, pool, seat_shares, wilson
+from games.balance import OUTSIDE, UNDECIDED, WITHIN, SeatShare, SeatTable, pool, seat_shares, verdict, wilson
 from games.bots import Bot, RandomBot
 from games.catalog import GAMES, GREEDY, SPECS
 
@@ -211,6 +211,27 @@ def test_cli_pool_refuses_the_options_of_a_run(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2 and result.stdout == ""
     assert "--pool plays nothing: --games, --data would be ignored" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("wins", "games", "fair", "expected"),
+    [
+        (500, 1000, 0.5, WITHIN),  # 0.469-0.531
+        (190, 400, 0.5, UNDECIDED),  # 0.427-0.524: a fair-looking share, not yet shown fair
+        (20, 40, 0.5, UNDECIDED),  # 0.352-0.648
+        (79, 120, 0.5, OUTSIDE),  # 0.570-0.737: Prosperity's 2-player search mirror
+        (40, 1000, 0.25, OUTSIDE),  # below the band
+        (250, 1000, 0.25, WITHIN),
+    ],
+)
+def test_the_verdict_is_what_the_interval_says_of_the_target(wins: int, games: int, fair: float, expected: str) -> None:
+    low, high = wilson(wins, games)
+    assert verdict(low, high, fair, 0.05) == expected
+
+
+def test_every_row_carries_its_verdict() -> None:
+    table = seat_shares(RULES, [_greedy], 2, 4, "verdict")
+    assert {s.verdict for s in (*table.seats, *table.positions)} == {UNDECIDED}  # 4 games decide nothing
 
 
 def test_within_target_is_the_share_against_one_over_n() -> None:
