@@ -678,15 +678,8 @@ def _balance_out(run: _BalanceRun, as_json: bool) -> None:
             title=f"{run.game} ({run.data_version}), {t.num_players} players: {span}, fair share "
             f"{t.fair_share:.3f} (target ±{t.target:g})"
         )
-        for col in (
-            "seat / turn position",
-            "bot",
-            "win share",
-            "95% interval",
-            "mean score",
-            "within target",
-            "interval",
-        ):
+        # Six narrow columns: an 80-column terminal (or a pipe) shows each row on one line.
+        for col in ("", "bot", "share", "95% interval", "mean", "in target"):
             table.add_column(col)
         for label, rows in (("seat", t.seats), ("position", t.positions)):
             for s in rows:
@@ -694,10 +687,9 @@ def _balance_out(run: _BalanceRun, as_json: bool) -> None:
                     f"{label} {s.seat}",
                     s.bot,
                     f"{s.share:.3f}",
-                    f"{s.low:.3f}-{s.high:.3f}",
+                    f"{s.low:.3f}-{s.high:.3f} {_VERDICT_STYLE.get(s.verdict, s.verdict)}",
                     f"{s.mean_score:.1f}",
                     "[green]yes[/]" if s.within_target else "[red]no[/]",
-                    _VERDICT_STYLE.get(s.verdict, s.verdict),
                 )
             if label == "seat":
                 table.add_section()
