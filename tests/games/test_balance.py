@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -543,3 +544,19 @@ def test_a_json_run_shows_its_bar_on_a_terminal_and_keeps_stdout_for_the_documen
             os.close(sub)
     assert msgspec.json.decode(done.stdout)["games"] == 3  # one document, nothing else
     assert b"sentient, 2 players" in shown and b"3/3" in shown
+
+
+def test_the_table_shows_each_row_on_one_line_of_80_columns() -> None:
+    # What a pipe or a narrow terminal gets: a wrapped row splits a seat's figures over two lines.
+    done = subprocess.run(
+        [sys.executable, "-m", "dicestream.cli", "balance", "sentient", "--players", "3", "--games", "2"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80"},
+        timeout=120,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    rows = [line for line in lines if "greedy" in line]
+    assert len(rows) == 6 and all("undecided" in row and re.search(r"\d\.\d{3}-\d\.\d{3}", row) for row in rows)
