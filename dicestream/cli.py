@@ -549,9 +549,9 @@ def balance(
         raise InputError(f"--first-game {first_game}: games are numbered from 0")
     tables = []
     started = time.monotonic()
-    err = Console(stderr=True)
-    # --json: stdout holds the document alone; a run of hours still shows its bar on a terminal.
-    with _progress_bar(err, disable=as_json and not err.is_terminal) as progress:
+    # --json: stdout holds the document alone; a run of hours still shows its bar on a terminal
+    # (the descriptor's own answer: rich's would say yes to a log file under FORCE_COLOR).
+    with _progress_bar(Console(stderr=True), disable=as_json and not sys.stderr.isatty()) as progress:
         for n in counts:
             task = progress.add_task(f"{game}, {n} players", total=games)
             tables.append(

@@ -10,6 +10,7 @@ import pty
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -520,29 +521,46 @@ def test_a_variant_named_like_the_catalogs_data_keeps_its_values_in_every_proces
     assert seat_shares(spec.rules, [Kind("prosperity", "greedy")], 2, 8, "variant") != one
 
 
+def _plain_env(**extra: str) -> dict[str, str]:
+    # What rich reads besides the descriptor (FORCE_COLOR, TTY_COMPATIBLE, ...) would change what it
+    # writes: the tests judge the output a plain pipe or terminal gets.
+    drop = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES")
+    return {**{k: v for k, v in os.environ.items() if k not in drop}, **extra}
+
+
 def test_a_json_run_shows_its_bar_on_a_terminal_and_keeps_stdout_for_the_document() -> None:
     # A search mirror runs for hours with `--json > file`: its stderr, a terminal, shows progress.
-    main, sub = pty.openpty()
     try:
-        done = subprocess.run(
+        main, sub = pty.openpty()
+    except OSError:
+        pytest.skip("no pseudo-terminals here")
+    shown = bytearray()
+
+    def drain() -> None:
+        # Read while the child writes: a full terminal buffer would block it.
+        with contextlib.suppress(OSError):  # EIO once the child's end is closed and drained
+            while chunk := os.read(main, 65536):
+                shown.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        with subprocess.Popen(
             [sys.executable, "-m", "dicestream.cli", "balance", "sentient", "--players", "2", "--games", "3", "--json"],
             stdout=subprocess.PIPE,
             stderr=sub,
-            env={**os.environ, "TERM": "xterm", "COLUMNS": "100"},
-            timeout=120,
-            check=True,
-        )
-        os.close(sub)
-        sub = -1
-        shown = b""
-        with contextlib.suppress(OSError):  # EIO once the child's end is closed and drained
-            while chunk := os.read(main, 65536):
-                shown += chunk
+            env=_plain_env(TERM="xterm", COLUMNS="100"),
+        ) as child:
+            os.close(sub)
+            sub = -1
+            out, _ = child.communicate(timeout=120)
+        reader.join(timeout=10)
     finally:
-        os.close(main)
         if sub >= 0:
             os.close(sub)
-    assert msgspec.json.decode(done.stdout)["games"] == 3  # one document, nothing else
+        os.close(main)
+    assert child.returncode == 0, bytes(shown).decode(errors="replace")
+    assert msgspec.json.decode(out)["games"] == 3  # one document, nothing else
     assert b"sentient, 2 players" in shown and b"3/3" in shown
 
 
@@ -552,7 +570,7 @@ def test_the_table_shows_each_row_on_one_line_of_80_columns() -> None:
         [sys.executable, "-m", "dicestream.cli", "balance", "sentient", "--players", "3", "--games", "2"],
         capture_output=True,
         text=True,
-        env={**os.environ, "COLUMNS": "80"},
+        env=_plain_env(COLUMNS="80"),
         timeout=120,
         check=True,
     )
