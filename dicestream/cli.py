@@ -602,7 +602,7 @@ class _BalanceRun(msgspec.Struct, kw_only=True):
 
 def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) -> None:
     """`balance --pool`: the runs' tables summed per player count (games.balance.pool)."""
-    from games.balance import SeatTable, pool
+    from games.balance import SeatTable, check_table, pool
 
     runs: list[_BalanceRun] = []
     parts: dict[int, list[tuple[str, SeatTable]]] = {}  # per player count: (file, table)
@@ -616,7 +616,7 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) ->
             raise InputError(f"--pool {name}: not a `dicestream balance --json` document ({exc})") from exc
         for t in tables:
             try:
-                pool([t])  # a table as a run writes it (a row per seat and position, each over its games)
+                check_table(t)
             except ValueError as exc:
                 raise InputError(f"--pool {name}: {exc}") from exc
             parts.setdefault(t.num_players, []).append((name, t))

@@ -240,7 +240,7 @@ def pool(tables: Sequence[SeatTable]) -> SeatTable:
     if not tables:
         raise ValueError("nothing to pool")
     for t in tables:
-        _whole(t)
+        check_table(t)
     ordered = sorted(tables, key=lambda t: t.first_game)
     head = ordered[0]
     for t in ordered[1:]:
@@ -282,8 +282,9 @@ def pool(tables: Sequence[SeatTable]) -> SeatTable:
     )
 
 
-def _whole(t: SeatTable) -> None:
-    """A table as `seat_shares` writes it: a row per seat and per position, each over its games."""
+def check_table(t: SeatTable) -> None:
+    """Raise ValueError unless `t` is a table as `seat_shares` writes it: a row per seat and per
+    position, each over its games (one read back from a document may not be)."""
     n = t.num_players
     if len(t.seats) != n or len(t.positions) != n:
         raise ValueError(
