@@ -42,10 +42,16 @@ SPEC = GameSpec(
     rule_texts=RULES_TEXT,
     golden_players=3,
     catalog_data=published,
-    data_files=("data/prosperity.toml", "data/prosperity-data-1.toml", "data/prosperity-data-2.toml"),
+    data_files=(
+        "data/prosperity.toml",
+        "data/prosperity-data-1.toml",
+        "data/prosperity-data-2.toml",
+        "data/prosperity-data-3.toml",
+    ),
     earlier_data={
         "prosperity-data-1": "data/prosperity-data-1.toml",
         "prosperity-data-2": "data/prosperity-data-2.toml",
+        "prosperity-data-3": "data/prosperity-data-3.toml",
     },
     with_data=lambda path: ProsperityRules(load(path)),
     turn_order=_turn_order,

@@ -10,6 +10,7 @@ import pytest
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.outcome import CommandOutcome
+from contracts.prosperity import TileBought
 from contracts.sentient import DiceRolled, Pass
 from games import match as m
 from services import history as h
@@ -70,6 +71,14 @@ def test_a_prosperity_game_on_prosperity_data_2_replays_and_verifies_with_that_d
     hist = earlier_golden("prosperity-3p.data2.jsonl", "prosperity-data-2")
     silver = [e for e in hist.events if e.type == "prosperity.BoardChosen" and b'"side":"silver"' in bytes(e.payload)]
     assert silver and all(b'"ecology":0' in bytes(e.payload) for e in silver)
+
+
+def test_a_prosperity_game_on_prosperity_data_3_replays_and_verifies_with_that_data() -> None:
+    """Recorded under prosperity-data-3, before the retune for the search mirror: its Recycling
+    centre cost 1 energy (2 since prosperity-data-4), so the board it joined totalled -2, not -3."""
+    hist = earlier_golden("prosperity-3p.data3.jsonl", "prosperity-data-3")
+    bought = [codec.event_payload(e) for e in hist.events if e.type == "prosperity.TileBought"]
+    assert [b.energy for b in bought if isinstance(b, TileBought) and b.tile == "recycling-centre"] == [-2]
 
 
 def test_an_artifacts_game_on_earlier_data_replays_and_verifies_with_that_data() -> None:

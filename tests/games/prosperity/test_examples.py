@@ -28,11 +28,11 @@ def blue(symbol: str) -> ProsperityState:
     `symbol` and counts first."""
     state = table(2, first=1, deck=deck_with([FILLER, COUNT_TILE[symbol]]), money=300)
     # Silver prints Wood stoves (+1 energy), Old mine (capital, -1 ecology, covered here), Green
-    # belt (+1 ecology) and Villages (-1 energy, +1 ecology, 1 prosperity). On P2 the
-    # Hydroelectric dam (+3 energy, -1 ecology) offsets the Villages' ecology (prosperity-data-3);
-    # it is turn 1's drawn tile, which build() takes off the research board.
+    # belt (+1 ecology) and Villages (-1 energy, +1 ecology, 1 prosperity). On P2 the Gas power
+    # plant (+4 energy, -1 ecology) offsets the Villages' ecology (prosperity-data-3) and the
+    # Recycling centre's second energy symbol (prosperity-data-4).
     build(state, 0, {"Y1": "recycling-centre", "B2": "university", "B3": "research-institute",
-                     "P2": "hydroelectric-dam"})  # fmt: skip
+                     "P2": "gas-power-plant"})  # fmt: skip
     state.players[0].discs = 6  # spaces 1-6 covered: the symbol printed on space 7 shows
     return state
 
