@@ -221,7 +221,7 @@ def test_cli_pool_refuses_the_options_of_a_run(tmp_path: Path) -> None:
         (500, 1000, 0.5, WITHIN),  # 0.469-0.531
         (190, 400, 0.5, UNDECIDED),  # 0.427-0.524: a fair-looking share, not yet shown fair
         (20, 40, 0.5, UNDECIDED),  # 0.352-0.648
-        (79, 120, 0.5, OUTSIDE),  # 0.570-0.737: Prosperity's 2-player search mirror
+        (79, 120, 0.5, OUTSIDE),  # 0.570-0.737: Prosperity's 2-player search mirror on prosperity-data-3
         (40, 1000, 0.25, OUTSIDE),  # below the band
         (250, 1000, 0.25, WITHIN),
     ],
