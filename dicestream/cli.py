@@ -485,6 +485,23 @@ def _balance_rules(game: str, data: str | None) -> Any:
     )
 
 
+def _balance_keeper(folder: Path, game: str, kinds: list[str], rules: Any) -> Any:
+    """--keep: the referee plays each game again on this build's data for `game`; a variant's
+    (or an earlier version's) games would be other games."""
+    from dicestream.kept import Keeper
+    from games.catalog import SPECS
+
+    current = SPECS[game].rules
+    if rules is not current:
+        raise InputError(
+            f"--keep: the referee plays {game} on {current.data_version}, not {rules.data_version}: "
+            "games over other data are measured, not kept"
+        )
+    # The referee logs every command at debug; stdout holds the --json document alone.
+    logs.configure("error")
+    return Keeper(folder, game, kinds)
+
+
 def _advance(progress: Progress, task: Any, done: int) -> None:
     progress.update(task, completed=done)
 
@@ -513,6 +530,13 @@ def balance(
         list[str] | None,
         typer.Option(help="play nothing: sum the --json documents of runs extending one another (repeat it)"),
     ] = None,
+    keep: Annotated[
+        Path | None,
+        typer.Option(
+            help="write every game played into this folder as the referee's log (the file `export` writes: "
+            "replay, verify, audit, import read it)"
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Seat balance, offline (no Redis): each seat's win share with its 95% (Wilson) interval over
@@ -530,6 +554,7 @@ def balance(
             "--workers": workers != 1,
             "--data": data is not None,
             "--first-game": first_game != 0,
+            "--keep": keep is not None,
         }
         if any(playing.values()):
             given = ", ".join(k for k, v in playing.items() if v)
@@ -547,6 +572,10 @@ def balance(
         raise InputError(f"--workers {workers}: play in at least one process")
     if first_game < 0:
         raise InputError(f"--first-game {first_game}: games are numbered from 0")
+    keeper = None
+    if keep is not None:
+        keeper = _balance_keeper(keep, game, kinds, rules)
+        keeper.prepare([f"{seed}-{n}-{i}" for n in counts for i in range(first_game, first_game + games)])
     tables = []
     started = time.monotonic()
     # --json: stdout holds the document alone; a run of hours still shows its bar on a terminal
@@ -565,6 +594,7 @@ def balance(
                     names=kinds,
                     workers=workers,
                     first=first_game,
+                    keep=keeper,
                 )
             )
     run = _BalanceRun(

@@ -23,6 +23,10 @@ kind gains from playing first, second, ...: a seat's position is its place in th
 the game declares (`GameSpec.turn_order`, read by `games.play.play_game`), else the rank of its
 first turn taken alone (while the game waits on that seat only); a seat that never acts alone
 takes the last positions, in seat order.
+
+`keep` is handed every game as played (`KeptGame`: its seed and its commands in order), so that a
+caller can have the referee play it again from the same seed and keep it as a log
+(`dicestream balance --keep`): a figure of a run can then be checked game by game.
 """
 
 from __future__ import annotations
@@ -152,13 +156,15 @@ def seat_shares(
     target: float = TARGET,
     workers: int = 1,
     first: int = 0,
+    keep: Callable[[KeptGame], None] | None = None,
 ) -> SeatTable:
     """Play `games` seeded games of `num_players` seats, seat s played by `makers[s % len(makers)]`
     (`maker(bot_seed)` builds a fresh bot), and tabulate each seat. `names` labels the line-up's
     entries (default "bot0", "bot1", ...); `progress(done)` is called after each game, in game
     order; `workers` > 1 plays in that many processes (picklable makers, e.g. `Kind`). `first`
     numbers the first game: games first .. first + games - 1 are played, so that a run can be
-    extended by another (`pool` sums them into the table of the whole range)."""
+    extended by another (`pool` sums them into the table of the whole range). `keep(game)` is called
+    with each game as played, in game order, before `progress`."""
     if not makers:
         raise ValueError("the line-up needs at least one bot maker")
     if not rules.min_players <= num_players <= rules.max_players:
@@ -181,8 +187,20 @@ def seat_shares(
     at_wins = [0.0] * num_players
     at_scores = [0] * num_players
     at_bots: list[set[str]] = [set() for _ in range(num_players)]
-    job = _Job(rules, tuple(makers), tuple(entry), num_players, seed_prefix)
-    for i, (winners, game_scores, order) in enumerate(_outcomes(job, range(first, first + games), workers)):
+    job = _Job(rules, tuple(makers), tuple(entry), num_players, seed_prefix, keep=keep is not None)
+    for i, (winners, game_scores, order, commands) in enumerate(_outcomes(job, range(first, first + games), workers)):
+        if keep is not None:
+            assert commands is not None
+            number = first + i
+            kept = KeptGame(
+                number=number,
+                seed=job.seed(number),
+                num_players=num_players,
+                commands=commands,
+                winners=winners,
+                scores=game_scores,
+            )
+            keep(kept)
         for w in winners:
             wins[w] += 1 / len(winners)
             at_wins[order.index(w)] += 1 / len(winners)
@@ -299,8 +317,20 @@ def _span(t: SeatTable) -> str:
     return f"{t.first_game}-{t.first_game + t.games - 1}"
 
 
-# One game's outcome: (winners, scores by seat, seats in order of play).
-Outcome = tuple[list[int], list[int], list[int]]
+# One game's outcome: (winners, scores by seat, seats in order of play, its (seat, command) list
+# when the run keeps its games, else None).
+Outcome = tuple[list[int], list[int], list[int], list[tuple[int, Any]] | None]
+
+
+class KeptGame(msgspec.Struct, frozen=True, kw_only=True):
+    """One game of a run, as `seat_shares(keep=)` hands it over: enough to play it again."""
+
+    number: int  # i in the seed
+    seed: str  # f"{seed_prefix}-{num_players}-{number}"
+    num_players: int
+    commands: list[tuple[int, Any]]  # (seat, command), in the order played
+    winners: list[int]
+    scores: list[int]
 
 
 @dataclass(frozen=True)
@@ -310,12 +340,17 @@ class _Job:
     entry: tuple[int, ...]
     num_players: int
     seed_prefix: str
+    keep: bool = False
 
     def play(self, i: int) -> Outcome:
         n = self.num_players
         bots = [self.makers[self.entry[s]](i * n + s) for s in range(n)]
-        played = play_game(self.rules, bots, f"{self.seed_prefix}-{n}-{i}", n)
-        return list(played.result.winners), list(played.result.scores), list(played.turn_order)
+        played = play_game(self.rules, bots, self.seed(i), n)
+        commands = played.history if self.keep else None
+        return list(played.result.winners), list(played.result.scores), list(played.turn_order), commands
+
+    def seed(self, i: int) -> str:
+        return f"{self.seed_prefix}-{self.num_players}-{i}"
 
 
 def _outcomes(job: _Job, games: range, workers: int) -> Iterator[Outcome]:
@@ -348,7 +383,7 @@ def _adopt(job: _Job) -> None:
         makers = tuple(
             dataclasses.replace(m, rules=same) if isinstance(m, Kind) and m.rules is mine else m for m in job.makers
         )
-        job = _Job(same, makers, job.entry, job.num_players, job.seed_prefix)
+        job = dataclasses.replace(job, rules=same, makers=makers)
     _ADOPTED = job
 
 

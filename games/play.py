@@ -23,6 +23,9 @@ class Played(msgspec.Struct, kw_only=True):
     events: list[msgspec.Struct]
     state: Any
     commands: int
+    # (seat, command) in the order played: what a referee needs to play the same game from its seed
+    # (services.selfplay.replay_commands).
+    history: list[tuple[int, Any]] = msgspec.field(default_factory=list)
     # Seats in order of play: the game's own (GameSpec.turn_order, read from the final state),
     # else the order of their first turn taken alone (while the game waited on that seat only, so
     # simultaneous set-up choices do not count); seats that never did, last, by number.
@@ -57,7 +60,12 @@ def play_game(
         if sorted(order) != list(range(num_players)):
             raise ValueError(f"{rules.name}: turn_order gave {order}, not an order of the {num_players} seats")
     return Played(
-        result=result, events=game.events or [], state=game.state, commands=len(game.history), turn_order=order
+        result=result,
+        events=game.events or [],
+        state=game.state,
+        commands=len(game.history),
+        history=list(game.history),
+        turn_order=order,
     )
 
 

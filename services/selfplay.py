@@ -28,19 +28,28 @@ EPOCH = 1_700_000_000.0
 SECRET = b"selfplay"
 
 
-async def record_game(game_type: str, bots: Sequence[Any], seed: str, game_id: str = "golden") -> History:
-    """Play `bots` (rules-level bots, seat i = bots[i]) to the end and return the recorded history."""
-    clock = iter(EPOCH + i / 1000 for i in range(1_000_000))
-    store = MemoryEventStore()
-    sink = MemorySink()
-    ref = Referee(
-        store, lambda: sink, Keys("selfplay"), shards=1, secret=SECRET, clock=lambda: next(clock), new_seed=lambda: seed
-    )
-    n = 0
+class _Table:
+    """A referee over an in-memory store, with the clock, the seed and the command ids fixed."""
 
-    async def send(payload: msgspec.Struct, seat: int | None = None, expected: int | None = None) -> None:
-        nonlocal n
-        n += 1
+    def __init__(self, seed: str, game_id: str) -> None:
+        clock = iter(EPOCH + i / 1000 for i in range(1_000_000))
+        self.store = MemoryEventStore()
+        sink = MemorySink()
+        self.ref = Referee(
+            self.store,
+            lambda: sink,
+            Keys("selfplay"),
+            shards=1,
+            secret=SECRET,
+            clock=lambda: next(clock),
+            new_seed=lambda: seed,
+        )
+        self.game_id = game_id
+        self.sent = 0
+
+    async def send(self, payload: msgspec.Struct, seat: int | None = None, expected: int | None = None) -> None:
+        self.sent += 1
+        n, game_id = self.sent, self.game_id
         token = seat_token(SECRET, game_id, seat, f"join-{seat}") if seat is not None else None
         env = CommandEnvelope(
             type=type_name(payload),
@@ -51,21 +60,48 @@ async def record_game(game_type: str, bots: Sequence[Any], seed: str, game_id: s
             expected_version=expected,
             payload=msgspec.Raw(codec.encode(payload)),
         )
-        await ref.handle("selfplay", [(f"{n}-0".encode(), {b"data": codec.encode(env)})])
+        await self.ref.handle("selfplay", [(f"{n}-0".encode(), {b"data": codec.encode(env)})])
 
-    await send(lc.CreateGame(game_type=game_type, num_players=len(bots)))
-    for seat in range(len(bots)):
-        await send(lc.JoinSeat(seat=seat, name=f"{type(bots[seat]).__name__.lower()}-{seat}", kind="bot"), seat)
-    await send(lc.StartGame(), 0)
-    while True:
-        agg = ref.cache.get(game_id)
-        if agg is None or agg.status != m.RUNNING:
-            break  # a finished game leaves the referee's cache
+    async def set_up(self, game_type: str, names: Sequence[str]) -> None:
+        await self.send(lc.CreateGame(game_type=game_type, num_players=len(names)))
+        for seat, name in enumerate(names):
+            await self.send(lc.JoinSeat(seat=seat, name=name, kind="bot"), seat)
+        await self.send(lc.StartGame(), 0)
+
+    def running(self) -> m.Match | None:
+        agg = self.ref.cache.get(self.game_id)
+        return agg if agg is not None and agg.status == m.RUNNING else None  # a finished game leaves the cache
+
+    async def play(self, seat: int, command: msgspec.Struct) -> None:
+        agg = self.running()
+        before = agg.version if agg is not None else None
+        await self.send(command, seat, before)
+        if agg is None or agg.version == before:  # the engine folds accepted events into this same object
+            raise AssertionError(f"seat {seat} played a refused move {command!r}")
+
+
+async def record_game(game_type: str, bots: Sequence[Any], seed: str, game_id: str = "golden") -> History:
+    """Play `bots` (rules-level bots, seat i = bots[i]) to the end and return the recorded history."""
+    table = _Table(seed, game_id)
+    await table.set_up(game_type, [f"{type(bot).__name__.lower()}-{seat}" for seat, bot in enumerate(bots)])
+    while (agg := table.running()) is not None:
         seat = m.to_act(agg)[0]
         rules = agg.rules
-        choice = bots[seat].choose(rules.view(agg.game, seat), rules.legal_actions(agg.game, seat), seat)
-        before = agg.version
-        await send(choice, seat, before)
-        if agg.version == before:  # the engine folds accepted events into this same object
-            raise AssertionError(f"seat {seat} played a refused move {choice!r}")
-    return await load(store, game_id)
+        await table.play(seat, bots[seat].choose(rules.view(agg.game, seat), rules.legal_actions(agg.game, seat), seat))
+    return await load(table.store, game_id)
+
+
+async def replay_commands(
+    game_type: str, commands: Sequence[tuple[int, msgspec.Struct]], seed: str, names: Sequence[str], game_id: str
+) -> History:
+    """The game an offline run played (`games.offline.new_game` from `seed`, then `commands`, each
+    (seat, command) in order), played again through the referee engine and returned as its log.
+    The seats join under `names`. Raises AssertionError if a command is refused or the game is not
+    over after the last one: the offline game and the referee disagree, a defect."""
+    table = _Table(seed, game_id)
+    await table.set_up(game_type, names)
+    for seat, command in commands:
+        await table.play(seat, command)
+    if table.running() is not None:
+        raise AssertionError(f"{game_id}: the game is not over after its {len(commands)} commands")
+    return await load(table.store, game_id)

@@ -1,0 +1,72 @@
+"""`dicestream balance --keep DIR`: every game of a balance run as the referee's log.
+
+A balance run plays offline (games.balance), where nothing is written. To let a reader check a
+figure game by game (who opened with what, why the first player lost), each game is played again
+by the referee engine from the same seed with the same commands (services.selfplay.replay_commands)
+and written as the file `dicestream export` writes: `dicestream replay`, `verify`, `audit` and
+`import` read it, and an imported game is shown on the web page. The referee's result must be the
+offline game's; a difference is a defect and stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from dicestream.errors import InputError
+from games.balance import KeptGame
+from services.eventstore.keys import valid_game_id
+from services.history import export_lines, fold
+from services.selfplay import replay_commands
+
+
+class Keeper:
+    """Writes `DIR/GAME-SEED.jsonl` for each game handed over (`seat_shares(keep=)`)."""
+
+    def __init__(self, folder: Path, game: str, kinds: Sequence[str]) -> None:
+        self.folder = folder
+        self.game = game
+        self.kinds = list(kinds)
+        self.written: list[Path] = []
+
+    def game_id(self, seed: str) -> str:
+        return f"{self.game}-{seed}"
+
+    def path(self, seed: str) -> Path:
+        return self.folder / f"{self.game_id(seed)}.jsonl"
+
+    def prepare(self, seeds: Sequence[str]) -> None:
+        """Refuse before anything is played (a run may take hours): a game id the referee would
+        refuse, a folder that cannot be made, a file of another run in the way."""
+        bad = next((s for s in seeds if not valid_game_id(self.game_id(s))), None)
+        if bad is not None:
+            raise InputError(
+                f"--keep: the game id {self.game_id(bad)!r} is not one the referee takes "
+                "(letters, digits, '_', '.', '-', at most 100): choose another --seed"
+            )
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--keep {self.folder}: {exc.strerror or exc}") from exc
+        taken = [p for p in map(self.path, seeds) if p.exists()]
+        if taken:
+            more = f" and {len(taken) - 1} more" if len(taken) > 1 else ""
+            raise InputError(f"--keep {self.folder}: {taken[0].name}{more} already there (keep each run apart)")
+
+    def __call__(self, kept: KeptGame) -> None:
+        names = [f"{self.kinds[s % len(self.kinds)]}-{s}" for s in range(kept.num_players)]
+        game_id = self.game_id(kept.seed)
+        history = asyncio.run(replay_commands(self.game, kept.commands, kept.seed, names, game_id))
+        result = fold(history).result
+        if result is None or list(result.winners) != kept.winners or list(result.scores) != kept.scores:
+            raise RuntimeError(
+                f"{game_id}: the referee's result {result!r} is not the offline game's "
+                f"(winners {kept.winners}, scores {kept.scores})"
+            )
+        path = self.path(kept.seed)
+        part = path.with_name(path.name + ".part")
+        part.write_bytes(b"\n".join(export_lines(history)) + b"\n")
+        os.replace(part, path)  # a file that is there is whole
+        self.written.append(path)

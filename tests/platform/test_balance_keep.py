@@ -1,0 +1,130 @@
+"""`dicestream balance --keep`: every game a balance run plays, kept as the referee's log.
+
+Given a balance run with --keep, when it ends, then the folder holds one export file per game that
+`verify` passes, whose results are the run's figures, and whose seats are named by the line-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from typer.testing import CliRunner
+
+from dicestream.cli import app
+from dicestream.kept import Keeper
+from games.balance import KeptGame, seat_shares
+from games.catalog import GAMES, GREEDY
+from services.history import fold, parse_export, verify
+from services.selfplay import replay_commands
+
+
+def _run(*args: str) -> Any:
+    return CliRunner().invoke(app, ["balance", *args])
+
+
+def _kept(folder: Path) -> dict[str, Any]:
+    out = {}
+    for path in sorted(folder.iterdir()):
+        header, history = parse_export(path.read_bytes().splitlines())
+        out[path.name] = (header, history)
+    return out
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_each_game_of_a_run_is_kept_as_a_log_that_verifies_and_adds_up_to_the_table(
+    tmp_path: Path, workers: str
+) -> None:
+    result = _run(
+        "sentient", "--players", "2,3", "--games", "2", "--first-game", "4", "--bots", "greedy,ismcts",
+        "--iterations", "2", "--workers", workers, "--keep", str(tmp_path / "kept"), "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = msgspec.json.decode(result.stdout)  # stdout is the document alone: no referee log lines
+    kept = _kept(tmp_path / "kept")
+    assert sorted(kept) == [f"sentient-balance-{n}-{i}.jsonl" for n in (2, 3) for i in (4, 5)]
+    for table in doc["tables"]:
+        n = table["num_players"]
+        wins = [0.0] * n
+        for i in (4, 5):
+            header, history = kept[f"sentient-balance-{n}-{i}.jsonl"]
+            assert header.game_type == "sentient" and header.data_version == GAMES["sentient"].data_version
+            assert header.seats == [f"{('greedy', 'ismcts')[s % 2]}-{s}" for s in range(n)]
+            assert verify(history).ok
+            agg = fold(history)
+            assert agg.status == "over" and agg.result is not None
+            for w in agg.result.winners:
+                wins[w] += 1 / len(agg.result.winners)
+        assert [s["wins"] for s in table["seats"]] == pytest.approx(wins)
+
+
+def test_the_games_handed_over_are_the_games_played_in_order() -> None:
+    rules = GAMES["mechanica"]
+    got: list[KeptGame] = []
+    table = seat_shares(rules, [lambda seed: GREEDY["mechanica"]()], 2, 3, "k", first=1, keep=got.append)
+    assert [(g.number, g.seed, g.num_players) for g in got] == [(1, "k-2-1", 2), (2, "k-2-2", 2), (3, "k-2-3", 2)]
+    assert all(g.winners and g.commands for g in got)
+    assert table.seats[0].wins == pytest.approx(sum(1 / len(g.winners) for g in got if 0 in g.winners))
+    # The referee plays each one again from its seed to the same end.
+    for g in got:
+        history = asyncio.run(replay_commands("mechanica", g.commands, g.seed, ["a", "b"], f"m-{g.number}"))
+        result = fold(history).result
+        assert result is not None and list(result.scores) == g.scores and list(result.winners) == g.winners
+
+
+def test_a_command_list_the_referee_refuses_or_that_does_not_finish_is_a_defect_not_a_log() -> None:
+    got: list[KeptGame] = []
+    seat_shares(GAMES["mechanica"], [lambda seed: GREEDY["mechanica"]()], 2, 1, "k", keep=got.append)
+    [game] = got
+    with pytest.raises(AssertionError, match="not over after"):
+        asyncio.run(replay_commands("mechanica", game.commands[:-1], game.seed, ["a", "b"], "short"))
+    # Played from another seed, the same commands soon ask for what is not there.
+    with pytest.raises(AssertionError, match="refused move"):
+        asyncio.run(replay_commands("mechanica", game.commands, "another-seed", ["a", "b"], "other"))
+
+
+def test_a_result_other_than_the_offline_games_stops_the_run(tmp_path: Path) -> None:
+    got: list[KeptGame] = []
+    seat_shares(GAMES["mechanica"], [lambda seed: GREEDY["mechanica"]()], 2, 1, "k", keep=got.append)
+    lying = msgspec.structs.replace(got[0], scores=[s + 1 for s in got[0].scores])
+    keeper = Keeper(tmp_path, "mechanica", ["greedy"])
+    with pytest.raises(RuntimeError, match="is not the offline game's"):
+        keeper(lying)
+    assert list(tmp_path.iterdir()) == []
+    keeper(got[0])
+    assert [p.name for p in tmp_path.iterdir()] == ["mechanica-k-2-0.jsonl"]
+
+
+def _variant(tmp_path: Path) -> Path:
+    from games.mechanica.components import DATA_FILE
+
+    text = DATA_FILE.read_text()
+    current = f'data_version = "{GAMES["mechanica"].data_version.split("+")[0]}"'
+    assert current in text
+    path = tmp_path / "variant.toml"
+    path.write_text(text.replace(current, 'data_version = "mechanica-variant"').replace("money = 8\n", "money = 9\n"))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "line"),
+    [
+        (lambda d: ["--data", str(_variant(d))], "games over other data are measured, not kept"),
+        (lambda d: ["--seed", "a b"], "is not one the referee takes"),
+        (lambda d: ["--pool", str(d / "x.json")], "--keep would be ignored"),
+        (lambda d: [], "mechanica-balance-2-0.jsonl and 1 more already there"),
+    ],
+)
+def test_keep_is_refused_before_anything_is_played(tmp_path: Path, make: Any, line: str) -> None:
+    folder = tmp_path / "kept"
+    folder.mkdir()
+    theirs = [folder / "mechanica-balance-2-0.jsonl", folder / "mechanica-balance-2-1.jsonl"]
+    for p in theirs:
+        p.write_text("another run's game\n")
+    result = _run("mechanica", "--players", "2", "--games", "2", "--keep", str(folder), "--json", *make(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and line in result.stderr
+    assert sorted(folder.iterdir()) == theirs and all(p.read_text() == "another run's game\n" for p in theirs)
