@@ -497,8 +497,6 @@ def _balance_keeper(folder: Path, game: str, kinds: list[str], rules: Any) -> An
             f"--keep: the referee plays {game} on {current.data_version}, not {rules.data_version}: "
             "games over other data are measured, not kept"
         )
-    # The referee logs every command at debug; stdout holds the --json document alone.
-    logs.configure("error")
     return Keeper(folder, game, kinds)
 
 
@@ -575,7 +573,7 @@ def balance(
     keeper = None
     if keep is not None:
         keeper = _balance_keeper(keep, game, kinds, rules)
-        keeper.prepare([f"{seed}-{n}-{i}" for n in counts for i in range(first_game, first_game + games)])
+        keeper.prepare(keeper.seeds(counts, seed, first_game, games))
     tables = []
     started = time.monotonic()
     # --json: stdout holds the document alone; a run of hours still shows its bar on a terminal

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+import structlog.testing
+
 from dicestream.errors import InputError
-from games.balance import KeptGame
+from games.balance import KeptGame, game_seed
 from services.eventstore.keys import valid_game_id
 from services.history import export_lines, fold
 from services.selfplay import replay_commands
@@ -37,17 +40,25 @@ class Keeper:
     def path(self, seed: str) -> Path:
         return self.folder / f"{self.game_id(seed)}.jsonl"
 
+    def seeds(self, counts: Sequence[int], seed_prefix: str, first: int, games: int) -> list[str]:
+        return [game_seed(seed_prefix, n, i) for n in counts for i in range(first, first + games)]
+
     def prepare(self, seeds: Sequence[str]) -> None:
         """Refuse before anything is played (a run may take hours): a game id the referee would
-        refuse, a folder that cannot be made, a file of another run in the way."""
+        refuse, a folder that cannot be made or written, a file of another run in the way."""
         bad = next((s for s in seeds if not valid_game_id(self.game_id(s))), None)
         if bad is not None:
             raise InputError(
                 f"--keep: the game id {self.game_id(bad)!r} is not one the referee takes "
                 "(letters, digits, '_', '.', '-', at most 100): choose another --seed"
             )
+        if self.folder.exists() and not self.folder.is_dir():
+            raise InputError(f"--keep {self.folder}: not a folder")
+        probe = self.folder / f".keep-{uuid.uuid4().hex}"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
+            probe.touch()
+            probe.unlink()
         except OSError as exc:
             raise InputError(f"--keep {self.folder}: {exc.strerror or exc}") from exc
         taken = [p for p in map(self.path, seeds) if p.exists()]
@@ -58,7 +69,14 @@ class Keeper:
     def __call__(self, kept: KeptGame) -> None:
         names = [f"{self.kinds[s % len(self.kinds)]}-{s}" for s in range(kept.num_players)]
         game_id = self.game_id(kept.seed)
-        history = asyncio.run(replay_commands(self.game, kept.commands, kept.seed, names, game_id))
+        # The in-memory referee logs every command at debug, which says nothing here and would
+        # reach stdout (the --json document's) where nothing configured structlog; captured,
+        # it is dropped but for errors. Capturing swaps no global configuration for good.
+        with structlog.testing.capture_logs() as entries:
+            history = asyncio.run(replay_commands(self.game, kept.commands, kept.seed, names, game_id))
+        errors = [e for e in entries if e.get("log_level") in ("error", "critical")]
+        if errors:
+            raise RuntimeError(f"{game_id}: the referee logged {errors[0]!r} playing the game again")
         result = fold(history).result
         if result is None or list(result.winners) != kept.winners or list(result.scores) != kept.scores:
             raise RuntimeError(

@@ -350,7 +350,12 @@ class _Job:
         return list(played.result.winners), list(played.result.scores), list(played.turn_order), commands
 
     def seed(self, i: int) -> str:
-        return f"{self.seed_prefix}-{self.num_players}-{i}"
+        return game_seed(self.seed_prefix, self.num_players, i)
+
+
+def game_seed(seed_prefix: str, num_players: int, number: int) -> str:
+    """The seed of game `number` of `num_players` in a run with `seed_prefix`."""
+    return f"{seed_prefix}-{num_players}-{number}"
 
 
 def _outcomes(job: _Job, games: range, workers: int) -> Iterator[Outcome]:

@@ -100,7 +100,9 @@ async def replay_commands(
     over after the last one: the offline game and the referee disagree, a defect."""
     table = _Table(seed, game_id)
     await table.set_up(game_type, names)
-    for seat, command in commands:
+    for k, (seat, command) in enumerate(commands):
+        if table.running() is None:
+            raise AssertionError(f"{game_id}: the game is over before command {k} of {len(commands)}")
         await table.play(seat, command)
     if table.running() is not None:
         raise AssertionError(f"{game_id}: the game is not over after its {len(commands)} commands")

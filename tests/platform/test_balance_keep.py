@@ -7,11 +7,14 @@ Given a balance run with --keep, when it ends, then the folder holds one export 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
+import structlog
 from typer.testing import CliRunner
 
 from dicestream.cli import app
@@ -43,7 +46,7 @@ def test_each_game_of_a_run_is_kept_as_a_log_that_verifies_and_adds_up_to_the_ta
         "--iterations", "2", "--workers", workers, "--keep", str(tmp_path / "kept"), "--json",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    doc = msgspec.json.decode(result.stdout)  # stdout is the document alone: no referee log lines
+    doc = msgspec.json.decode(result.stdout)
     kept = _kept(tmp_path / "kept")
     assert sorted(kept) == [f"sentient-balance-{n}-{i}.jsonl" for n in (2, 3) for i in (4, 5)]
     for table in doc["tables"]:
@@ -59,6 +62,20 @@ def test_each_game_of_a_run_is_kept_as_a_log_that_verifies_and_adds_up_to_the_ta
             for w in agg.result.winners:
                 wins[w] += 1 / len(agg.result.winners)
         assert [s["wins"] for s in table["seats"]] == pytest.approx(wins)
+
+
+def test_stdout_holds_the_document_alone_and_logging_is_left_as_it_was(tmp_path: Path) -> None:
+    # Where nothing configured structlog (a real `dicestream` process), its default prints every
+    # debug line the in-memory referee logs to stdout: the run must not let one through.
+    run = [sys.executable, "-m", "dicestream", "balance", "mechanica", "--players", "2", "--games", "1"]
+    done = subprocess.run([*run, "--keep", str(tmp_path / "k"), "--json"], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert msgspec.json.decode(done.stdout)["tables"][0]["games"] == 1
+    assert done.stderr == b"" and len(list((tmp_path / "k").iterdir())) == 1
+    # In this process: the configuration a caller had is the one it has after a kept run.
+    before = structlog.get_config()
+    assert _run("mechanica", "--players", "2", "--games", "1", "--keep", str(tmp_path / "j")).exit_code == 0
+    assert structlog.get_config() == before
 
 
 def test_the_games_handed_over_are_the_games_played_in_order() -> None:
@@ -89,10 +106,13 @@ def test_a_command_list_the_referee_refuses_or_that_does_not_finish_is_a_defect_
 def test_a_result_other_than_the_offline_games_stops_the_run(tmp_path: Path) -> None:
     got: list[KeptGame] = []
     seat_shares(GAMES["mechanica"], [lambda seed: GREEDY["mechanica"]()], 2, 1, "k", keep=got.append)
-    lying = msgspec.structs.replace(got[0], scores=[s + 1 for s in got[0].scores])
     keeper = Keeper(tmp_path, "mechanica", ["greedy"])
-    with pytest.raises(RuntimeError, match="is not the offline game's"):
-        keeper(lying)
+    for lying in (
+        msgspec.structs.replace(got[0], scores=[s + 1 for s in got[0].scores]),
+        msgspec.structs.replace(got[0], winners=[s for s in range(2) if s not in got[0].winners]),
+    ):
+        with pytest.raises(RuntimeError, match="is not the offline game's"):
+            keeper(lying)
     assert list(tmp_path.iterdir()) == []
     keeper(got[0])
     assert [p.name for p in tmp_path.iterdir()] == ["mechanica-k-2-0.jsonl"]
@@ -115,6 +135,7 @@ def _variant(tmp_path: Path) -> Path:
         (lambda d: ["--data", str(_variant(d))], "games over other data are measured, not kept"),
         (lambda d: ["--seed", "a b"], "is not one the referee takes"),
         (lambda d: ["--pool", str(d / "x.json")], "--keep would be ignored"),
+        (lambda d: ["--data", str(_earlier())], "games over other data are measured, not kept"),
         (lambda d: [], "mechanica-balance-2-0.jsonl and 1 more already there"),
     ],
 )
@@ -128,3 +149,29 @@ def test_keep_is_refused_before_anything_is_played(tmp_path: Path, make: Any, li
     assert result.exit_code == 2, result.output
     assert result.stdout == "" and line in result.stderr
     assert sorted(folder.iterdir()) == theirs and all(p.read_text() == "another run's game\n" for p in theirs)
+
+
+def _earlier() -> Path:
+    from games.catalog import SPECS
+
+    spec = SPECS["mechanica"]
+    [file] = spec.earlier_data.values()
+    return spec.package_dir / file
+
+
+def test_a_path_that_is_not_a_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("mine\n")
+    result = _run("mechanica", "--players", "2", "--games", "1", "--keep", str(tmp_path / "file"), "--json")
+    assert result.exit_code == 2 and "not a folder" in result.stderr and result.stdout == ""
+    assert (tmp_path / "file").read_text() == "mine\n"
+
+
+def test_a_copy_of_the_current_data_is_the_current_data_and_is_kept(tmp_path: Path) -> None:
+    from games.mechanica.components import DATA_FILE
+
+    copy = tmp_path / "copy.toml"
+    copy.write_text(DATA_FILE.read_text())
+    result = _run("mechanica", "--players", "2", "--games", "1", "--data", str(copy), "--keep", str(tmp_path / "k"))
+    assert result.exit_code == 0, result.output
+    [(header, history)] = _kept(tmp_path / "k").values()
+    assert header.data_version == GAMES["mechanica"].data_version and verify(history).ok
