@@ -10,7 +10,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 import typer
@@ -34,6 +34,9 @@ from services.config import Settings, from_env
 from services.eventstore.keys import Keys, valid_game_id
 from services.redis_conn import connect
 from services.redis_server import EmbeddedRedis, resolve_url
+
+if TYPE_CHECKING:
+    from dicestream.kept import Keeper
 
 app = typer.Typer(
     help="Event-sourced board game referee over Redis Streams.",
@@ -485,7 +488,7 @@ def _balance_rules(game: str, data: str | None) -> Any:
     )
 
 
-def _balance_keeper(folder: Path, game: str, kinds: list[str], rules: Any) -> Any:
+def _balance_keeper(folder: Path, game: str, kinds: list[str], rules: Any) -> Keeper:
     """--keep: the referee plays each game again on this build's data for `game`; a variant's
     (or an earlier version's) games would be other games."""
     from dicestream.kept import Keeper

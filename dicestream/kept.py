@@ -32,7 +32,6 @@ class Keeper:
         self.folder = folder
         self.game = game
         self.kinds = list(kinds)
-        self.written: list[Path] = []
 
     def game_id(self, seed: str) -> str:
         return f"{self.game}-{seed}"
@@ -87,4 +86,3 @@ class Keeper:
         part = path.with_name(path.name + ".part")
         part.write_bytes(b"\n".join(export_lines(history)) + b"\n")
         os.replace(part, path)  # a file that is there is whole
-        self.written.append(path)
