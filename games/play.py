@@ -64,7 +64,7 @@ def play_game(
         events=game.events or [],
         state=game.state,
         commands=len(game.history),
-        history=list(game.history),
+        history=game.history,  # the game ends here: nothing else holds it
         turn_order=order,
     )
 

@@ -73,10 +73,12 @@ class _Table:
         return agg if agg is not None and agg.status == m.RUNNING else None  # a finished game leaves the cache
 
     async def play(self, seat: int, command: msgspec.Struct) -> None:
+        """One move of the running game (callers check `running()` first)."""
         agg = self.running()
-        before = agg.version if agg is not None else None
+        assert agg is not None, f"{self.game_id} is not running"
+        before = agg.version
         await self.send(command, seat, before)
-        if agg is None or agg.version == before:  # the engine folds accepted events into this same object
+        if agg.version == before:  # the engine folds accepted events into this same object
             raise AssertionError(f"seat {seat} played a refused move {command!r}")
 
 
