@@ -24,6 +24,7 @@ from contracts import lifecycle as lc
 from contracts.registry import command_type
 from contracts.schema import documents, render
 from dicestream import errors, ops
+from dicestream import openings as openings_cli
 from dicestream.acl import acl_app
 from dicestream.errors import InputError, NotFound, Refused, Unreachable
 from dicestream.gateway_cli import gateway_app
@@ -52,6 +53,7 @@ app.add_typer(gateway_app, name="gateway")
 app.add_typer(acl_app, name="acl")
 app.add_typer(ops.dead_app, name="dead")
 app.command()(ops.status)
+app.command()(openings_cli.openings)
 console = Console()
 DATA_DIR = Path(os.environ.get("DICESTREAM_DATA", ".dicestream"))
 Json = Annotated[bool, typer.Option("--json", help="print the result as JSON (docs/cli.md)")]

@@ -112,6 +112,10 @@ class GameSpec:
     # The same bots over other data of the game (rules `with_data` built: an earlier_data file, or a
     # variant file `dicestream balance --data` measures). None: only `rules` has bots and search.
     bots_on: Callable[[Rules[Any]], DataBots] | None = None
+    # What a seat took into play, read off one event of its log: (seat, what) for a purchase, an
+    # upgrade, a card acquired; None for any other event. `dicestream openings` reads it to say
+    # what each turn position took first and how often a buyer won. None: the game declares none.
+    acquisition: Callable[[msgspec.Struct], tuple[int, str] | None] | None = None
 
     @property
     def name(self) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any, cast
 
+import msgspec
+
 from contracts import artifacts as wire
 from contracts.views.artifacts import ArtifactsView
 from games.artifacts import RULES
@@ -25,6 +27,16 @@ def _bots_on(rules: Rules[Any]) -> DataBots:
 # The catalog's rules' own bots: the same makers as over any other data.
 _BOTS = _bots_on(RULES)
 
+
+def _acquisition(event: msgspec.Struct) -> tuple[int, str] | None:
+    # An upgrade turns a card owned since set-up or bought earlier: named apart from the purchase.
+    if isinstance(event, wire.AssetBought):
+        return event.seat, event.card
+    if isinstance(event, wire.AssetUpgraded):
+        return event.seat, f"{event.card} upgraded"
+    return None
+
+
 SPEC = GameSpec(
     rules=RULES,
     title="Artifacts, Inc.",
@@ -41,4 +53,5 @@ SPEC = GameSpec(
     earlier_data={"artifacts-data-2": "data/artifacts-data-2.toml"},
     with_data=lambda path: ArtifactsRules(load(path)),
     bots_on=_bots_on,
+    acquisition=_acquisition,
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any, cast
 
+import msgspec
+
 from contracts import mechanica as wire
 from contracts.views.mechanica import MechanicaView
 from games.base import Rules
@@ -30,6 +32,19 @@ def _bots_on(rules: Rules[Any]) -> DataBots:
 # The catalog's rules' own bots: the same makers as over any other data.
 _BOTS = _bots_on(RULES)
 
+
+def _acquisition(event: msgspec.Struct) -> tuple[int, str] | None:
+    if isinstance(event, wire.ImprovementBought):
+        return event.seat, event.improvement
+    if isinstance(event, wire.TruckBought):
+        # A big truck turned huge replaces a bought truck; a truck bought outright, the small one.
+        upgraded = event.replaced not in ("", "small")
+        return event.seat, f"{event.size} truck" + (" upgraded" if upgraded else "")
+    if isinstance(event, wire.ForkBought):
+        return event.seat, "fork"
+    return None
+
+
 SPEC = GameSpec(
     rules=RULES,
     title="Mechanica",
@@ -47,4 +62,5 @@ SPEC = GameSpec(
     earlier_data={"mechanica-data-1+6fb506c3b340": "data/mechanica-data-1.toml"},
     with_data=lambda path: MechanicaRules(load(path)),
     bots_on=_bots_on,
+    acquisition=_acquisition,
 )

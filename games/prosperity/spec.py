@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any, cast
 
+import msgspec
+
 from contracts import prosperity as wire
 from contracts.views.prosperity import ProsperityView
 from games.base import Rules
@@ -31,6 +33,11 @@ def _turn_order(state: Any) -> list[int]:
 # The catalog's rules' own bots: the same makers as over any other data.
 _BOTS = _bots_on(RULES)
 
+
+def _acquisition(event: msgspec.Struct) -> tuple[int, str] | None:
+    return (event.seat, event.tile) if isinstance(event, wire.TileBought) else None
+
+
 SPEC = GameSpec(
     rules=RULES,
     title="Prosperity",
@@ -56,4 +63,5 @@ SPEC = GameSpec(
     with_data=lambda path: ProsperityRules(load(path)),
     turn_order=_turn_order,
     bots_on=_bots_on,
+    acquisition=_acquisition,
 )

@@ -7,6 +7,8 @@ import weakref
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
+
 from contracts import sentient as wire
 from contracts.views.sentient import SentientView
 from games.base import Rules
@@ -60,6 +62,11 @@ def native_core(rules: Rules[Any], num_players: int, seed: str, version: int) ->
 # The catalog's rules' own bots: the same makers as over any other data.
 _BOTS = _bots_on(RULES)
 
+
+def _acquisition(event: msgspec.Struct) -> tuple[int, str] | None:
+    return (event.seat, event.card) if isinstance(event, wire.CardAcquired) else None
+
+
 SPEC = GameSpec(
     rules=RULES,
     title="Sentient",
@@ -75,4 +82,5 @@ SPEC = GameSpec(
     native=native_core,
     with_data=_with_data,
     bots_on=_bots_on,
+    acquisition=_acquisition,
 )

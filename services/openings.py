@@ -1,0 +1,214 @@
+"""What each turn position took first, and how often a seat that took a thing won: read from logs.
+
+`dicestream balance` says how often each turn position wins; a designer tuning the data then asks
+why: which purchase the first player opens with, and whether one tile or card decides the game.
+This report answers from finished games' logs (export files, or a `balance --keep` folder), so a
+figure in a rules doc is one command away from the games it counts. What a seat "took" is the
+game's own reading of its events (`GameSpec.acquisition`: a tile bought, a card upgraded, a truck).
+
+Turn positions are `dicestream balance`'s: `GameSpec.turn_order` read from the final state, or
+else the order in which seats first acted alone. A win shared by k seats counts 1/k.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+import msgspec
+
+from contracts import codec
+from contracts import lifecycle as lc
+from contracts.outcome import ACCEPTED
+from games import match as m
+from games.catalog import spec_for
+from games.spec import GameSpec
+from services.history import History
+
+
+class NotComparable(ValueError):
+    """The games cannot share one report: another game or player count, or a game without the hook."""
+
+
+class PositionRow(msgspec.Struct, frozen=True, kw_only=True):
+    position: int
+    games: int
+    wins: float
+    share: float
+
+
+class Opening(msgspec.Struct, frozen=True, kw_only=True):
+    """The first things a position's seat took, in the order taken ([] for none), and how that seat fared."""
+
+    position: int
+    items: list[str]
+    games: int
+    wins: float
+    share: float
+
+
+class ItemRow(msgspec.Struct, frozen=True, kw_only=True):
+    """Seats that took `item` at least once in a game (`takers`, per position) and their win share."""
+
+    item: str
+    takers: int
+    by_position: list[int]
+    wins: float
+    share: float
+
+
+class Openings(msgspec.Struct, kw_only=True):
+    game: str
+    players: int
+    games: int
+    unfinished: int  # read but left out: no result yet
+    other: int  # read but left out: another game or player count than the one asked for
+    data_versions: list[str]
+    first: int
+    min_share: float
+    positions: list[PositionRow]
+    openings: list[Opening]  # most played first, per position
+    items: list[ItemRow]  # takers at least min_share x games, highest win share first
+
+
+class _Game(msgspec.Struct, kw_only=True):
+    order: list[int]
+    winners: list[int]
+    taken: dict[int, list[str]]
+
+
+def _read(spec: GameSpec, history: History) -> tuple[m.Match, _Game | None]:
+    """Fold the log; note the seats' order of play and what each took."""
+    hook = spec.acquisition
+    assert hook is not None
+    agg = m.Match(game_id=history.game_id)
+    judged = sorted(o.judged_at_version for o in history.outcomes if o.status == ACCEPTED and o.seat is not None)
+    alone: list[int] = []
+    taken: dict[int, list[str]] = defaultdict(list)
+    events = iter(history.events)
+    pending = next(events, None)
+    for version in [*judged, None]:
+        while pending is not None and (version is None or pending.version <= version):
+            event = codec.event_payload(pending)
+            m.evolve(agg, event)
+            took = hook(event)
+            if took is not None:
+                taken[took[0]].append(took[1])
+            pending = next(events, None)
+        if version is not None:
+            # What `games.play.play_game` notes before each command it plays.
+            waiting = m.to_act(agg)
+            if len(waiting) == 1 and waiting[0] not in alone:
+                alone.append(waiting[0])
+    if agg.result is None:
+        return agg, None
+    n = agg.num_players
+    if spec.turn_order is not None:
+        order = spec.turn_order(agg.game)
+    else:
+        order = alone + [s for s in range(n) if s not in alone]
+    return agg, _Game(order=order, winners=list(agg.result.winners), taken=dict(taken))
+
+
+def report(
+    histories: Iterable[History],
+    first: int = 2,
+    min_share: float = 0.1,
+    game: str | None = None,
+    players: int | None = None,
+) -> Openings:
+    """The report over the `histories` of `game` with `players` (default: those of the first one
+    read; a history of another game or count is then an error, and with them given, left out).
+    Raises NotComparable."""
+    if first < 1:
+        raise ValueError("first must be at least 1")
+    if not 0 <= min_share <= 1:
+        raise ValueError("min_share must be between 0 and 1")
+    versions: set[str] = set()
+    other = 0
+    played: list[_Game] = []
+    unfinished = 0
+    current: tuple[str, int] | None = None
+    for history in histories:
+        created = codec.event_payload(history.events[0]) if history.events else None
+        if not isinstance(created, lc.GameCreated):
+            raise NotComparable(f"{history.game_id}: the log does not start with the game's creation")
+        key = (created.game_type, created.num_players)
+        if (game is not None and key[0] != game) or (players is not None and key[1] != players):
+            other += 1
+            continue
+        spec = spec_for(created.game_type)
+        if spec is None:
+            raise NotComparable(f"{history.game_id}: {created.game_type!r} is not a game this build runs")
+        if spec.acquisition is None:
+            raise NotComparable(f"{history.game_id}: {spec.name} declares nothing a seat takes (GameSpec.acquisition)")
+        if current is None:
+            current = key
+        elif key != current:
+            raise NotComparable(
+                f"{history.game_id}: {key[0]} with {key[1]} players, the games before it are {current[0]} with "
+                f"{current[1]} players: report them apart (--game, --players)"
+            )
+        try:
+            agg, read = _read(spec, history)
+        except codec.UnknownType as exc:
+            raise NotComparable(f"{history.game_id}: {exc} (written by a newer build?)") from None
+        versions.add(agg.data_version)
+        if read is None:
+            unfinished += 1
+        else:
+            played.append(read)
+    if current is None:
+        raise NotComparable("no games to read" + (f" ({other} of another game or player count)" if other else ""))
+    out = _tally(current[0], current[1], played, unfinished, sorted(versions), first, min_share)
+    out.other = other
+    return out
+
+
+def _tally(
+    game: str, n: int, played: list[_Game], unfinished: int, versions: list[str], first: int, min_share: float
+) -> Openings:
+    wins = [0.0] * n
+    opened: dict[tuple[int, tuple[str, ...]], list[float]] = defaultdict(lambda: [0, 0.0])
+    takers: dict[str, list[int]] = defaultdict(lambda: [0] * n)
+    taker_wins: dict[str, float] = defaultdict(float)
+    for g in played:
+        share = {s: 1.0 / len(g.winners) for s in g.winners}
+        for position, seat in enumerate(g.order):
+            won = share.get(seat, 0.0)
+            wins[position] += won
+            took = g.taken.get(seat, [])
+            row = opened[position, tuple(took[:first])]
+            row[0] += 1
+            row[1] += won
+            for item in set(took):
+                takers[item][position] += 1
+                taker_wins[item] += won
+    games = len(played)
+    positions = [
+        PositionRow(position=p, games=games, wins=w, share=w / games if games else 0.0) for p, w in enumerate(wins)
+    ]
+    openings = [
+        Opening(position=p, items=list(items), games=int(c), wins=w, share=w / c)
+        for (p, items), (c, w) in sorted(opened.items(), key=lambda kv: (kv[0][0], -kv[1][0], kv[0][1]))
+    ]
+    floor = min_share * games
+    items = [
+        ItemRow(item=item, takers=sum(by), by_position=by, wins=taker_wins[item], share=taker_wins[item] / sum(by))
+        for item, by in takers.items()
+        if sum(by) >= floor
+    ]
+    items.sort(key=lambda r: (-r.share, -r.takers, r.item))
+    return Openings(
+        game=game,
+        players=n,
+        games=games,
+        unfinished=unfinished,
+        other=0,
+        data_versions=versions,
+        first=first,
+        min_share=min_share,
+        positions=positions,
+        openings=openings,
+        items=items,
+    )

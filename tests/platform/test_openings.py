@@ -1,0 +1,194 @@
+"""`dicestream openings`: what each turn position took first, and how often takers won, from logs.
+
+Given the folder a `balance --keep` run wrote, when `openings` reads it, then its positions are the
+run's, and its openings and takers are what the events say (counted here from the raw lines).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from typer.testing import CliRunner
+
+from contracts import mechanica as mec
+from dicestream.cli import app
+from games.catalog import GAMES, SPECS
+from services.history import export_lines, parse_export
+
+
+def _cli(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+def _kept_run(folder: Path, game: str, players: int, games: int) -> dict[str, Any]:
+    done = _cli(
+        "balance", game, "--players", str(players), "--games", str(games), "--keep", str(folder), "--json"
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    table: dict[str, Any] = msgspec.json.decode(done.stdout)["tables"][0]
+    return table
+
+
+def _openings(*args: str) -> dict[str, Any]:
+    done = _cli("openings", *args, "--json")
+    assert done.exit_code == 0, done.output
+    doc: dict[str, Any] = msgspec.json.decode(done.stdout)
+    return doc
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_positions_are_the_balance_runs_and_every_game_is_read(tmp_path: Path, game: str) -> None:
+    table = _kept_run(tmp_path / "kept", game, 3, 8)
+    doc = _openings(str(tmp_path / "kept"))
+    assert (doc["game"], doc["players"], doc["games"], doc["unfinished"]) == (game, 3, 8, 0)
+    assert doc["data_versions"] == [GAMES[game].data_version]
+    assert [p["wins"] for p in doc["positions"]] == pytest.approx([p["wins"] for p in table["positions"]])
+    for position in range(3):
+        rows = [o for o in doc["openings"] if o["position"] == position]
+        assert sum(o["games"] for o in rows) == 8
+        assert sum(o["wins"] for o in rows) == pytest.approx(doc["positions"][position]["wins"])
+    # Every game of these titles has seats taking something in its first turns.
+    assert doc["items"], "nothing taken in 8 games"
+
+
+def _raw(folder: Path) -> list[tuple[int, list[int], dict[int, list[str]]]]:
+    """Per Prosperity game, from the raw JSON lines: first player, winners, tiles bought per seat in order."""
+    out = []
+    for path in sorted(folder.glob("*.jsonl")):
+        first, winners, bought = -1, [], defaultdict(list)
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            if row["type"] != "event":
+                continue
+            kind, payload = row["event"]["type"], row["event"]["payload"]
+            if kind == "prosperity.TableSet":
+                first = payload["first_player"]
+            elif kind == "prosperity.TileBought":
+                bought[payload["seat"]].append(payload["tile"])
+            elif kind == "prosperity.GameFinished":
+                winners = payload["winners"]
+        out.append((first, winners, dict(bought)))
+    return out
+
+
+def test_openings_and_takers_are_what_the_events_say(tmp_path: Path) -> None:
+    _kept_run(tmp_path / "kept", "prosperity", 3, 30)
+    doc = _openings(str(tmp_path / "kept"), "--first", "2", "--min-share", "0")
+    opened: Counter[tuple[int, tuple[str, ...]]] = Counter()
+    opened_wins: dict[tuple[int, tuple[str, ...]], float] = defaultdict(float)
+    takers: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    taker_wins: dict[str, float] = defaultdict(float)
+    for first, winners, bought in _raw(tmp_path / "kept"):
+        for position in range(3):
+            seat = (first + position) % 3
+            won = 1 / len(winners) if seat in winners else 0.0
+            key = (position, tuple(bought.get(seat, [])[:2]))
+            opened[key] += 1
+            opened_wins[key] += won
+            for tile in set(bought.get(seat, [])):
+                takers[tile][position] += 1
+                taker_wins[tile] += won
+    assert {(o["position"], tuple(o["items"])): o["games"] for o in doc["openings"]} == dict(opened)
+    for o in doc["openings"]:
+        assert o["wins"] == pytest.approx(opened_wins[o["position"], tuple(o["items"])])
+    assert {i["item"]: i["by_position"] for i in doc["items"]} == dict(takers)
+    for i in doc["items"]:
+        assert i["takers"] == sum(i["by_position"])
+        assert i["share"] == pytest.approx(taker_wins[i["item"]] / i["takers"])
+    # Listed most played first within a position, and takers from the highest win share down.
+    for position in range(3):
+        games = [o["games"] for o in doc["openings"] if o["position"] == position]
+        assert games == sorted(games, reverse=True)
+    shares = [i["share"] for i in doc["items"]]
+    assert shares == sorted(shares, reverse=True)
+    # --min-share keeps exactly the things whose takers reach that share of the games.
+    half = _openings(str(tmp_path / "kept"), "--min-share", "0.5")
+    assert {i["item"] for i in half["items"]} == {t for t, by in takers.items() if sum(by) >= 15}
+
+
+def test_an_upgrade_is_named_apart_from_a_purchase(tmp_path: Path) -> None:
+    _kept_run(tmp_path / "a", "artifacts", 2, 6)
+    items = {i["item"] for i in _openings(str(tmp_path / "a"), "--min-share", "0")["items"]}
+    # The greedy bot upgrades a starting card on its first turn (docs/rules/artifacts.md).
+    assert any(i.endswith(" upgraded") for i in items), items
+    assert any(not i.endswith(" upgraded") for i in items), items
+    # Mechanica: a truck bought over the small one, a big truck turned huge, a fork.
+    took = SPECS["mechanica"].acquisition
+    assert took is not None
+    assert took(mec.TruckBought(seat=1, row=2, size="big", cost=3, replaced="small")) == (1, "big truck")
+    assert took(mec.TruckBought(seat=0, row=3, size="huge", cost=3, replaced="big")) == (0, "huge truck upgraded")
+    assert took(mec.ForkBought(seat=2, row=1, col=2, direction="down", cost=1)) == (2, "fork")
+    assert took(mec.ImprovementBought(seat=3, improvement="duplicator-1", price=7)) == (3, "duplicator-1")
+    assert took(mec.WorkdayStarted(workday=2)) is None
+
+
+def test_an_unfinished_game_is_counted_and_left_out(tmp_path: Path) -> None:
+    _kept_run(tmp_path / "kept", "sentient", 2, 3)
+    path = sorted((tmp_path / "kept").glob("*.jsonl"))[0]
+    _, history = parse_export(path.read_bytes().splitlines())
+    cut = history.events[len(history.events) // 2].version
+    history.events = [e for e in history.events if e.version <= cut]
+    history.outcomes = [o for o in history.outcomes if o.to_version <= cut]
+    path.write_bytes(b"\n".join(export_lines(history)) + b"\n")
+    doc = _openings(str(tmp_path / "kept"))
+    assert (doc["games"], doc["unfinished"]) == (2, 1)
+    assert sum(p["wins"] for p in doc["positions"]) == pytest.approx(2)
+
+
+def test_bad_input_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
+    _kept_run(tmp_path / "p", "prosperity", 2, 1)
+    _kept_run(tmp_path / "m", "mechanica", 2, 1)
+    _kept_run(tmp_path / "p3", "prosperity", 3, 1)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "junk.jsonl").write_text('{"type": "header"}\nnot json\n')
+    cases = {
+        ("openings", str(tmp_path / "p"), str(tmp_path / "m")): "report them apart",
+        ("openings", str(tmp_path / "p"), str(tmp_path / "p3")): "prosperity with 3 players",
+        ("openings", str(tmp_path / "empty")): "no game files",
+        ("openings", str(tmp_path / "nothing")): "no such file or folder",
+        ("openings", str(tmp_path / "junk.jsonl")): "junk.jsonl: not a dicestream game file",
+        ("openings", str(tmp_path / "p"), "--first", "0"): "--first",
+        ("openings", str(tmp_path / "p"), "--min-share", "1.5"): "--min-share",
+    }
+    for args, message in cases.items():
+        done = _cli(*args)
+        assert done.exit_code == 2, (args, done.output)
+        assert message in done.output, (args, done.output)
+        assert "Traceback" not in done.output
+
+
+def test_an_archive_folder_of_several_games_is_read_one_game_and_count_at_a_time(tmp_path: Path) -> None:
+    # The archive's layout: <2 hex>/<game id>.jsonl.gz, every game type and count together.
+    for game, players in (("prosperity", 2), ("prosperity", 3), ("mechanica", 2)):
+        _kept_run(tmp_path / "kept" / f"{game}{players}", game, players, 2)
+    for path in (tmp_path / "kept").rglob("*.jsonl"):
+        (tmp_path / "archive" / path.name[:2]).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "archive" / path.name[:2] / f"{path.name}.gz").write_bytes(gzip.compress(path.read_bytes()))
+    archive = str(tmp_path / "archive")
+    done = _cli("openings", archive)
+    assert done.exit_code == 2 and "report them apart (--game, --players)" in done.output, done.output
+    doc = _openings(archive, "--game", "prosperity", "--players", "3")
+    assert (doc["game"], doc["players"], doc["games"], doc["other"]) == ("prosperity", 3, 2, 4)
+    assert _openings(archive, "--game", "mechanica")["games"] == 2
+    done = _cli("openings", archive, "--game", "sentient")
+    assert done.exit_code == 2 and "no games to read (6 of another game or player count)" in done.output
+    # Read the same as the plain files.
+    plain = _openings(str(tmp_path / "kept" / "prosperity3"))
+    assert {k: v for k, v in doc.items() if k != "other"} == {k: v for k, v in plain.items() if k != "other"}
+
+
+def test_the_documented_json_shape_is_the_real_one(tmp_path: Path) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    section = doc.split("## `dicestream openings PATH...`", 1)[1]
+    example = msgspec.json.decode(section.split("```jsonc\n", 1)[1].split("```")[0])
+    _kept_run(tmp_path / "kept", "prosperity", 3, 2)
+    real = _openings(str(tmp_path / "kept"))
+    assert list(example) == list(real)
+    for part in ("positions", "openings", "items"):
+        assert list(example[part][0]) == list(real[part][0])
