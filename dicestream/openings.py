@@ -4,6 +4,8 @@ thing won, over finished games' logs (services/openings.py)."""
 from __future__ import annotations
 
 import gzip
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -32,7 +34,8 @@ def _files(paths: list[Path]) -> list[Path]:
             out.append(path)
         else:
             raise InputError(f"{path}: no such file or folder")
-    return out
+    # A file named and found again in a folder named is one game.
+    return list({p.resolve(): p for p in out}.values())
 
 
 def openings(
@@ -44,14 +47,14 @@ def openings(
     ],
     first: Annotated[int, typer.Option(help="an opening is the first N things a seat took")] = 2,
     min_share: Annotated[
-        float, typer.Option(help="list a thing taken by seats in at least this share of the games (0 to 1)")
+        float, typer.Option(help="list a thing taken in at least this share of the games (0 to 1)")
     ] = 0.1,
     top: Annotated[int, typer.Option(help="openings shown per position in the table (--json: all)")] = 6,
     game: Annotated[
-        str | None, typer.Option(help="read only the games of this type (default: the first one's)")
+        str | None, typer.Option(help="read only the games of this type (without it, games of several are an error)")
     ] = None,
     players: Annotated[
-        int | None, typer.Option(help="read only the games of this player count (default: the first one's)")
+        int | None, typer.Option(help="read only the games of this player count (without it, several are an error)")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON (docs/cli.md)")] = False,
 ) -> None:
@@ -67,17 +70,19 @@ def openings(
     if not 0 <= min_share <= 1:
         raise InputError("--min-share: a share between 0 and 1")
 
-    def histories() -> list[history.History]:
-        out = []
+    def histories() -> Iterator[history.History]:
+        # One game at a time: an archive may hold more games than fit in memory at once.
         for path in _files(paths):
             try:
                 data = path.read_bytes()
+            except OSError as exc:
+                raise InputError(f"{path}: {exc.strerror or exc}") from None
+            try:
                 if path.suffix == ".gz":
                     data = gzip.decompress(data)
-                out.append(history.parse_export(data.splitlines())[1])
-            except (ValueError, EOFError, gzip.BadGzipFile) as exc:
+                yield history.parse_export(data.splitlines())[1]
+            except (ValueError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
                 raise InputError(f"{path}: not a dicestream game file: {exc}") from None
-        return out
 
     try:
         r = report(histories(), first=first, min_share=min_share, game=game, players=players)
@@ -107,8 +112,8 @@ def openings(
             opened.add_row(str(o.position), " + ".join(o.items) or "(nothing)", str(o.games), f"{o.share:.2f}")
     console.print(opened)
     items = Table(title=f"Taken in at least {r.min_share:g} of the games: how often a seat that took it won")
-    for name in ("thing", "takers", "by position", "won"):
+    for name in ("thing", "games", "takers", "by position", "won"):
         items.add_column(name, justify="left" if name == "thing" else "right")
     for i in r.items:
-        items.add_row(i.item, str(i.takers), " / ".join(map(str, i.by_position)), f"{i.share:.2f}")
+        items.add_row(i.item, str(i.games), str(i.takers), " / ".join(map(str, i.by_position)), f"{i.share:.2f}")
     console.print(items)

@@ -13,7 +13,7 @@ else the order in which seats first acted alone. A win shared by k seats counts 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import msgspec
 
@@ -48,9 +48,12 @@ class Opening(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ItemRow(msgspec.Struct, frozen=True, kw_only=True):
-    """Seats that took `item` at least once in a game (`takers`, per position) and their win share."""
+    """The games `item` was taken in, the seats that took it at least once in a game (`takers`, per
+    position: more than the games where several seats may take one, as Mechanica's trucks) and
+    their win share."""
 
     item: str
+    games: int
     takers: int
     by_position: list[int]
     wins: float
@@ -68,38 +71,53 @@ class Openings(msgspec.Struct, kw_only=True):
     min_share: float
     positions: list[PositionRow]
     openings: list[Opening]  # most played first, per position
-    items: list[ItemRow]  # takers at least min_share x games, highest win share first
+    items: list[ItemRow]  # taken in at least min_share x games, highest win share first
 
 
-class _Game(msgspec.Struct, kw_only=True):
+class ReadGame(msgspec.Struct, kw_only=True):
+    """One finished game as the report counts it: seats in order of play, winners, what each seat took."""
+
     order: list[int]
     winners: list[int]
     taken: dict[int, list[str]]
 
 
-def _read(spec: GameSpec, history: History) -> tuple[m.Match, _Game | None]:
-    """Fold the log; note the seats' order of play and what each took."""
-    hook = spec.acquisition
-    assert hook is not None
+def judged_states(history: History, took: Callable[[msgspec.Struct], None]) -> Iterator[m.Match]:
+    """The game as each accepted command found it (folded to its `judged_at_version`), in the order
+    played, then as the log leaves it; every event folded is handed to `took` on the way."""
     agg = m.Match(game_id=history.game_id)
-    judged = sorted(o.judged_at_version for o in history.outcomes if o.status == ACCEPTED and o.seat is not None)
-    alone: list[int] = []
-    taken: dict[int, list[str]] = defaultdict(list)
+    # A deadline's ForceDefault carries no seat but plays a turn: every accepted command counts.
+    judged = sorted(o.judged_at_version for o in history.outcomes if o.status == ACCEPTED)
     events = iter(history.events)
     pending = next(events, None)
     for version in [*judged, None]:
         while pending is not None and (version is None or pending.version <= version):
             event = codec.event_payload(pending)
             m.evolve(agg, event)
-            took = hook(event)
-            if took is not None:
-                taken[took[0]].append(took[1])
+            took(event)
             pending = next(events, None)
-        if version is not None:
-            # What `games.play.play_game` notes before each command it plays.
-            waiting = m.to_act(agg)
-            if len(waiting) == 1 and waiting[0] not in alone:
-                alone.append(waiting[0])
+        yield agg
+
+
+def read_game(spec: GameSpec, history: History) -> tuple[m.Match, ReadGame | None]:
+    """Fold the log; note the seats' order of play and what each took (None: not finished)."""
+    hook = spec.acquisition
+    assert hook is not None
+    alone: list[int] = []
+    taken: dict[int, list[str]] = defaultdict(list)
+
+    def took(event: msgspec.Struct) -> None:
+        got = hook(event)
+        if got is not None:
+            taken[got[0]].append(got[1])
+
+    agg = m.Match(game_id=history.game_id)
+    for agg in judged_states(history, took):
+        # What `games.play.play_game` notes before each command it plays (after the last
+        # command the game is over and waits on nobody).
+        waiting = m.to_act(agg)
+        if len(waiting) == 1 and waiting[0] not in alone:
+            alone.append(waiting[0])
     if agg.result is None:
         return agg, None
     n = agg.num_players
@@ -107,7 +125,17 @@ def _read(spec: GameSpec, history: History) -> tuple[m.Match, _Game | None]:
         order = spec.turn_order(agg.game)
     else:
         order = alone + [s for s in range(n) if s not in alone]
-    return agg, _Game(order=order, winners=list(agg.result.winners), taken=dict(taken))
+    return agg, ReadGame(order=order, winners=list(agg.result.winners), taken=dict(taken))
+
+
+def _created(history: History) -> lc.GameCreated:
+    try:
+        created = codec.event_payload(history.events[0]) if history.events else None
+    except (codec.UnknownType, msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise NotComparable(f"{history.game_id}: its first event cannot be read: {exc}") from None
+    if not isinstance(created, lc.GameCreated):
+        raise NotComparable(f"{history.game_id}: the log does not start with the game's creation")
+    return created
 
 
 def report(
@@ -126,13 +154,11 @@ def report(
         raise ValueError("min_share must be between 0 and 1")
     versions: set[str] = set()
     other = 0
-    played: list[_Game] = []
+    played: list[ReadGame] = []
     unfinished = 0
     current: tuple[str, int] | None = None
     for history in histories:
-        created = codec.event_payload(history.events[0]) if history.events else None
-        if not isinstance(created, lc.GameCreated):
-            raise NotComparable(f"{history.game_id}: the log does not start with the game's creation")
+        created = _created(history)
         key = (created.game_type, created.num_players)
         if (game is not None and key[0] != game) or (players is not None and key[1] != players):
             other += 1
@@ -150,9 +176,13 @@ def report(
                 f"{current[1]} players: report them apart (--game, --players)"
             )
         try:
-            agg, read = _read(spec, history)
+            agg, read = read_game(spec, history)
         except codec.UnknownType as exc:
-            raise NotComparable(f"{history.game_id}: {exc} (written by a newer build?)") from None
+            raise NotComparable(
+                f"{history.game_id}: an event of unknown type {exc} (written by a newer build?)"
+            ) from None
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            raise NotComparable(f"{history.game_id}: an event cannot be read: {exc}") from None
         versions.add(agg.data_version)
         if read is None:
             unfinished += 1
@@ -166,13 +196,16 @@ def report(
 
 
 def _tally(
-    game: str, n: int, played: list[_Game], unfinished: int, versions: list[str], first: int, min_share: float
+    game: str, n: int, played: list[ReadGame], unfinished: int, versions: list[str], first: int, min_share: float
 ) -> Openings:
     wins = [0.0] * n
     opened: dict[tuple[int, tuple[str, ...]], list[float]] = defaultdict(lambda: [0, 0.0])
     takers: dict[str, list[int]] = defaultdict(lambda: [0] * n)
     taker_wins: dict[str, float] = defaultdict(float)
+    taken_in: dict[str, int] = defaultdict(int)
     for g in played:
+        for item in {i for things in g.taken.values() for i in things}:
+            taken_in[item] += 1
         share = {s: 1.0 / len(g.winners) for s in g.winners}
         for position, seat in enumerate(g.order):
             won = share.get(seat, 0.0)
@@ -194,9 +227,16 @@ def _tally(
     ]
     floor = min_share * games
     items = [
-        ItemRow(item=item, takers=sum(by), by_position=by, wins=taker_wins[item], share=taker_wins[item] / sum(by))
+        ItemRow(
+            item=item,
+            games=taken_in[item],
+            takers=sum(by),
+            by_position=by,
+            wins=taker_wins[item],
+            share=taker_wins[item] / sum(by),
+        )
         for item, by in takers.items()
-        if sum(by) >= floor
+        if taken_in[item] >= floor
     ]
     items.sort(key=lambda r: (-r.share, -r.takers, r.item))
     return Openings(

@@ -6,9 +6,12 @@ run's, and its openings and takers are what the events say (counted here from th
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import gzip
 import json
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +20,14 @@ import pytest
 from typer.testing import CliRunner
 
 from contracts import mechanica as mec
+from contracts.outcome import ACCEPTED
 from dicestream.cli import app
-from games.catalog import GAMES, SPECS
+from games import match as m
+from games.catalog import GAMES, GREEDY, SPECS
+from games.play import play_game
 from services.history import export_lines, parse_export
+from services.openings import judged_states, read_game
+from services.selfplay import replay_commands
 
 
 def _cli(*args: str) -> Any:
@@ -192,3 +200,104 @@ def test_the_documented_json_shape_is_the_real_one(tmp_path: Path) -> None:
     assert list(example) == list(real)
     for part in ("positions", "openings", "items"):
         assert list(example[part][0]) == list(real[part][0])
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_each_command_is_read_against_the_state_it_was_judged_at(tmp_path: Path, game: str) -> None:
+    _kept_run(tmp_path / "kept", game, 3, 2)
+    for path in sorted((tmp_path / "kept").glob("*.jsonl")):
+        _, history = parse_export(path.read_bytes().splitlines())
+        outcomes = sorted((o for o in history.outcomes if o.status == ACCEPTED), key=lambda o: o.judged_at_version)
+        states = judged_states(history, lambda event: None)
+        for outcome, agg in zip(outcomes, states, strict=False):
+            assert agg.version == outcome.judged_at_version
+            if agg.status == m.RUNNING and outcome.seat is not None:
+                assert outcome.seat in m.to_act(agg), (path.name, outcome)
+        assert next(states).version == history.events[-1].version
+
+
+@pytest.mark.parametrize("game", sorted(g for g in GAMES if SPECS[g].turn_order is None))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_positions_by_first_turn_alone_are_those_the_offline_game_noted(game: str, players: int) -> None:
+    spec = SPECS[game]
+    if not spec.rules.min_players <= players <= spec.rules.max_players:
+        pytest.skip(f"{game} does not take {players} players")
+    for i in range(3):
+        seed = f"order-{players}-{i}"
+        played = play_game(spec.rules, [GREEDY[game]() for _ in range(players)], seed, players)
+        names = [f"greedy-{s}" for s in range(players)]
+        history = asyncio.run(replay_commands(game, played.history, seed, names, f"{game}-{seed}"))
+        _, read = read_game(spec, history)
+        assert read is not None and read.order == played.turn_order, seed
+        assert read.winners == list(played.result.winners)
+
+
+def test_the_tables_are_printed_for_people(tmp_path: Path) -> None:
+    _kept_run(tmp_path / "kept", "artifacts", 2, 4)
+    done = _cli("openings", str(tmp_path / "kept"), "--top", "1")
+    assert done.exit_code == 0, done.output
+    assert "artifacts, 2 players: 4 finished games (artifacts-data-3)" in done.output
+    for title in ("Win share by turn position", "Openings: the first 2 things taken", "Taken in at least 0.1"):
+        assert title in done.output
+    assert "upgraded" in done.output
+    # --top 1: one opening row a position.
+    doc = _openings(str(tmp_path / "kept"))
+    shown = [o for o in doc["openings"] if " + ".join(o["items"]) in done.output]
+    assert {o["position"] for o in shown} == {0, 1}
+
+
+def _edited(source: Path, target: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    lines = []
+    for line in source.read_text().splitlines():
+        row = json.loads(line)
+        if row["type"] == "event":
+            edit(row["event"])
+        lines.append(json.dumps(row))
+    target.write_text("\n".join(lines) + "\n")
+
+
+def test_damaged_or_foreign_logs_are_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _kept_run(tmp_path / "kept", "prosperity", 2, 1)
+    good = next((tmp_path / "kept").glob("*.jsonl"))
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    packed = bytearray(gzip.compress(good.read_bytes()))
+    packed[len(packed) // 2] ^= 0xFF
+    packed[len(packed) // 2 + 1] ^= 0xFF
+    (bad / "damaged.jsonl.gz").write_bytes(bytes(packed))
+    (bad / "notgzip.jsonl.gz").write_bytes(b"plain text")
+
+    def unknown_first(event: dict[str, Any]) -> None:
+        if event["version"] == 1:
+            event["type"] = "chess.GameCreated"
+
+    def bad_payload(event: dict[str, Any]) -> None:
+        if event["type"] == "prosperity.TileBought":
+            event["payload"]["seat"] = "zero"
+
+    def not_run_here(event: dict[str, Any]) -> None:
+        if event["version"] == 1:
+            event["payload"]["game_type"] = "chess"
+
+    def later_type(event: dict[str, Any]) -> None:
+        if event["type"] == "prosperity.TileBought":
+            event["type"] = "prosperity.TileBoughtTwice"
+
+    for name, edit in (("first", unknown_first), ("payload", bad_payload), ("chess", not_run_here)):
+        _edited(good, bad / f"{name}.jsonl", edit)
+    _edited(good, tmp_path / "later.jsonl", later_type)
+    cases = {
+        "damaged.jsonl.gz": "damaged.jsonl.gz: not a dicestream game file",
+        "notgzip.jsonl.gz": "notgzip.jsonl.gz: not a dicestream game file",
+        "first.jsonl": "its first event cannot be read",
+        "payload.jsonl": "an event cannot be read",
+        "chess.jsonl": "'chess' is not a game this build runs",
+    }
+    for name, message in cases.items():
+        done = _cli("openings", str(bad / name))
+        assert done.exit_code == 2 and message in done.output, (name, done.output)
+    done = _cli("openings", str(tmp_path / "later.jsonl"))
+    assert done.exit_code == 2 and "unknown type" in done.output, done.output
+    monkeypatch.setitem(SPECS, "prosperity", dataclasses.replace(SPECS["prosperity"], acquisition=None))
+    done = _cli("openings", str(good))
+    assert done.exit_code == 2 and "declares nothing a seat takes" in done.output, done.output
