@@ -35,10 +35,12 @@ _BOTS = _bots_on(RULES)
 
 def _acquisition(event: msgspec.Struct) -> tuple[int, str] | None:
     if isinstance(event, wire.ImprovementBought):
-        return event.seat, event.improvement
+        # By kind: the three copies of a kind ("duplicator-1" .. "-3") are one thing to a buyer.
+        kind = RULES.data.tiles.get(event.improvement)
+        return event.seat, kind.id if kind is not None else event.improvement
     if isinstance(event, wire.TruckBought):
         # A big truck turned huge replaces a bought truck; a truck bought outright, the small one.
-        upgraded = event.replaced not in ("", "small")
+        upgraded = event.replaced != "small"
         return event.seat, f"{event.size} truck" + (" upgraded" if upgraded else "")
     if isinstance(event, wire.ForkBought):
         return event.seat, "fork"

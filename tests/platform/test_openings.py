@@ -132,7 +132,7 @@ def test_an_upgrade_is_named_apart_from_a_purchase(tmp_path: Path) -> None:
     assert took(mec.TruckBought(seat=1, row=2, size="big", cost=3, replaced="small")) == (1, "big truck")
     assert took(mec.TruckBought(seat=0, row=3, size="huge", cost=3, replaced="big")) == (0, "huge truck upgraded")
     assert took(mec.ForkBought(seat=2, row=1, col=2, direction="down", cost=1)) == (2, "fork")
-    assert took(mec.ImprovementBought(seat=3, improvement="duplicator-1", price=7)) == (3, "duplicator-1")
+    assert took(mec.ImprovementBought(seat=3, improvement="duplicator-2", price=7)) == (3, "duplicator")
     assert took(mec.WorkdayStarted(workday=2)) is None
 
 
