@@ -60,7 +60,7 @@ class ItemRow(msgspec.Struct, frozen=True, kw_only=True):
     share: float
 
 
-class Openings(msgspec.Struct, kw_only=True):
+class Openings(msgspec.Struct, frozen=True, kw_only=True):
     game: str
     players: int
     games: int
@@ -190,13 +190,18 @@ def report(
             played.append(read)
     if current is None:
         raise NotComparable("no games to read" + (f" ({other} of another game or player count)" if other else ""))
-    out = _tally(current[0], current[1], played, unfinished, sorted(versions), first, min_share)
-    out.other = other
-    return out
+    return _tally(current[0], current[1], played, unfinished, other, sorted(versions), first, min_share)
 
 
 def _tally(
-    game: str, n: int, played: list[ReadGame], unfinished: int, versions: list[str], first: int, min_share: float
+    game: str,
+    n: int,
+    played: list[ReadGame],
+    unfinished: int,
+    other: int,
+    versions: list[str],
+    first: int,
+    min_share: float,
 ) -> Openings:
     wins = [0.0] * n
     opened: dict[tuple[int, tuple[str, ...]], list[float]] = defaultdict(lambda: [0, 0.0])
@@ -244,7 +249,7 @@ def _tally(
         players=n,
         games=games,
         unfinished=unfinished,
-        other=0,
+        other=other,
         data_versions=versions,
         first=first,
         min_share=min_share,

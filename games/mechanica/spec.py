@@ -17,6 +17,7 @@ from games.mechanica.determinize import determinize
 from games.mechanica.planner import PlannerBot
 from games.mechanica.rule_ids import RULES_TEXT
 from games.mechanica.rules import MechanicaRules
+from games.mechanica.state import SMALL
 from games.spec import DataBots, GameSpec
 
 
@@ -40,7 +41,7 @@ def _acquisition(event: msgspec.Struct) -> tuple[int, str] | None:
         return event.seat, kind.id if kind is not None else event.improvement
     if isinstance(event, wire.TruckBought):
         # A big truck turned huge replaces a bought truck; a truck bought outright, the small one.
-        upgraded = event.replaced != "small"
+        upgraded = event.replaced != SMALL
         return event.seat, f"{event.size} truck" + (" upgraded" if upgraded else "")
     if isinstance(event, wire.ForkBought):
         return event.seat, "fork"
