@@ -338,6 +338,35 @@ async def test_the_page_at_phone_width(stack: Stack, browser: Browser) -> None:
         await api.close()
 
 
+async def test_the_lobby_refreshing_keeps_the_row_a_user_is_on(stack: Stack, browser: Browser) -> None:
+    """The lobby redraws itself every 5 s while games change. A game's row and link stay the same
+    elements through that, so a click falling between the press and the release of a refresh is
+    not lost, and the keyboard's focus stays on the link."""
+    api = stack.api()
+    try:
+        game_id = await api.create("sentient", 2)
+        page, _seen = await browser.page()
+        await page.goto(stack.url + "/")
+        link = page.locator(f"tr[data-game-id='{game_id}'] a")
+        await link.wait_for()
+        await link.focus()
+        await page.evaluate("(id) => { window.kept = document.querySelector(`tr[data-game-id='${id}'] a`); }", game_id)
+        # Both kinds of change: a newer game listed above it, and this game's own row.
+        newer = await api.create("sentient", 2)
+        await api.join(game_id, 0, "zed")
+        await page.locator(f"tr[data-game-id='{newer}']").wait_for(timeout=15_000)
+        await page.wait_for_function(
+            "(id) => document.querySelector(`tr[data-game-id='${id}']`).innerText.includes('zed')", arg=game_id
+        )
+        kept = "(id) => window.kept.isConnected && window.kept === document.querySelector(`tr[data-game-id='${id}'] a`)"
+        assert await page.evaluate(kept, game_id)
+        assert await page.evaluate("document.activeElement === window.kept")
+        await page.keyboard.press("Enter")
+        await page.wait_for_url(f"**/games/{game_id}")
+    finally:
+        await api.close()
+
+
 async def test_a_fast_game_watched_live_to_its_end(stack: Stack, browser: Browser) -> None:
     """Bots play hundreds of events a second: the page keeps up, lands on the last version, and
     shows the result, the fairness badge and the download once the game is over."""

@@ -119,6 +119,45 @@ export async function showLobby(main, query) {
       : "No finished games between different players yet.";
   }
 
+  // A game's row stays in the page for as long as the game is listed, its link untouched; only its
+  // other cells are redrawn when the game changes. So a refresh neither takes the keyboard's focus
+  // from the link nor swallows a click whose press and release it falls between.
+  let drawn = new Map();
+  function cells(g) {
+    return [
+      h("td", { "data-label": "Status" }, h("span", { class: `badge ${g.status === "running" ? "live on" : g.status}` }, g.status === "running" ? "● Live" : titleCase(g.status)), g.to_act.length && g.status === "running" ? h("span", { class: "muted" }, ` ${g.to_act.map((s) => g.players[s]).join(", ")} to play`) : null),
+      h("td", { "data-label": "Players" }, playersLine(g)),
+      h("td", { "data-label": "Version", class: "num" }, String(g.version)),
+      h("td", { "data-label": "Created" }, when(g.created_at_ms)),
+    ];
+  }
+  function row(g, next) {
+    const key = JSON.stringify(g);
+    const kept = drawn.get(g.game_id) ?? {
+      key: "",
+      tr: h(
+        "tr",
+        { "data-game-id": g.game_id, "data-title": g.game_type },
+        h("td", { "data-label": "Game" }, h("a", { href: `/games/${encodeURIComponent(g.game_id)}` }, titles.find((t) => t.title === g.game_type)?.name || g.game_type, " ", h("span", { class: "game-id" }, g.game_id))),
+      ),
+    };
+    if (kept.key !== key) {
+      kept.key = key;
+      kept.tr.dataset.status = g.status;
+      while (kept.tr.children.length > 1) kept.tr.lastElementChild.remove();
+      kept.tr.append(...cells(g));
+    }
+    next.set(g.game_id, kept);
+    return kept.tr;
+  }
+  // Moves only the rows that moved, so the rows that stay are never taken out of the page.
+  function place(rows) {
+    rows.forEach((tr, i) => {
+      if (tbody.children[i] !== tr) tbody.insertBefore(tr, tbody.children[i] ?? null);
+    });
+    while (tbody.children.length > rows.length) tbody.lastElementChild.remove();
+  }
+
   let timer = null;
   let shownList = "";
   async function page(cursor) {
@@ -140,7 +179,7 @@ export async function showLobby(main, query) {
       timer = setTimeout(() => document.body.contains(tbody) && page(cursor), 5000);
       return;
     }
-    // Redrawn only when something changed: a refresh must not take the keyboard's focus away.
+    // Nothing is touched when nothing changed.
     const same = JSON.stringify([cursor, list]) === shownList;
     shownList = JSON.stringify([cursor, list]);
     clearTimeout(timer);
@@ -149,20 +188,11 @@ export async function showLobby(main, query) {
     // mean the list for it is drawn too.
     rate();
     if (same) return;
-    clear(tbody).append(
-      ...list.games.map((g) =>
-        h(
-          "tr",
-          { "data-game-id": g.game_id, "data-status": g.status, "data-title": g.game_type },
-          h("td", { "data-label": "Game" }, h("a", { href: `/games/${encodeURIComponent(g.game_id)}` }, titles.find((t) => t.title === g.game_type)?.name || g.game_type, " ", h("span", { class: "game-id" }, g.game_id))),
-          h("td", { "data-label": "Status" }, h("span", { class: `badge ${g.status === "running" ? "live on" : g.status}` }, g.status === "running" ? "● Live" : titleCase(g.status)), g.to_act.length && g.status === "running" ? h("span", { class: "muted" }, ` ${g.to_act.map((s) => g.players[s]).join(", ")} to play`) : null),
-          h("td", { "data-label": "Players" }, playersLine(g)),
-          h("td", { "data-label": "Version", class: "num" }, String(g.version)),
-          h("td", { "data-label": "Created" }, when(g.created_at_ms)),
-        ),
-      ),
-    );
-    if (!list.games.length) tbody.append(h("tr", {}, h("td", { colspan: 5 }, "No games yet. Create some with ./dev demo or dicestream new.")));
+    const next = new Map();
+    const rows = list.games.map((g) => row(g, next));
+    drawn = next;
+    if (!rows.length) rows.push(h("tr", {}, h("td", { colspan: 5 }, "No games yet. Create some with ./dev demo or dicestream new.")));
+    place(rows);
     total.textContent = `${list.total} game${list.total === 1 ? "" : "s"}`;
     newer.disabled = !cursor;
     older.disabled = !list.next;
