@@ -21,7 +21,7 @@ from contracts import codec
 from contracts import lifecycle as lc
 from contracts.outcome import ACCEPTED
 from games import match as m
-from games.catalog import spec_for
+from games.catalog import rules_for, spec_for
 from games.spec import GameSpec
 from services.history import History
 
@@ -168,6 +168,13 @@ def report(
             raise NotComparable(f"{history.game_id}: {created.game_type!r} is not a game this build runs")
         if spec.acquisition is None:
             raise NotComparable(f"{history.game_id}: {spec.name} declares nothing a seat takes (GameSpec.acquisition)")
+        kept = rules_for(created.game_type, created.data_version or None)
+        if created.data_version and (kept is None or kept.data_version != created.data_version):
+            # Folded on today's data, its states need not be those its players saw.
+            raise NotComparable(
+                f"{history.game_id}: played on {created.data_version}, which this build keeps no rules for: "
+                "read it with the build that played it"
+            )
         if current is None:
             current = key
         elif key != current:

@@ -283,7 +283,12 @@ def test_damaged_or_foreign_logs_are_refused_in_one_line(tmp_path: Path, monkeyp
         if event["type"] == "prosperity.TileBought":
             event["type"] = "prosperity.TileBoughtTwice"
 
-    for name, edit in (("first", unknown_first), ("payload", bad_payload), ("chess", not_run_here)):
+    def unknown_data(event: dict[str, Any]) -> None:
+        if event["version"] == 1:
+            event["payload"]["data_version"] = "prosperity-data-99"
+
+    edits = (("first", unknown_first), ("payload", bad_payload), ("chess", not_run_here), ("data", unknown_data))
+    for name, edit in edits:
         _edited(good, bad / f"{name}.jsonl", edit)
     _edited(good, tmp_path / "later.jsonl", later_type)
     cases = {
@@ -292,6 +297,7 @@ def test_damaged_or_foreign_logs_are_refused_in_one_line(tmp_path: Path, monkeyp
         "first.jsonl": "its first event cannot be read",
         "payload.jsonl": "an event cannot be read",
         "chess.jsonl": "'chess' is not a game this build runs",
+        "data.jsonl": "played on prosperity-data-99, which this build keeps no rules for",
     }
     for name, message in cases.items():
         done = _cli("openings", str(bad / name))
@@ -301,3 +307,12 @@ def test_damaged_or_foreign_logs_are_refused_in_one_line(tmp_path: Path, monkeyp
     monkeypatch.setitem(SPECS, "prosperity", dataclasses.replace(SPECS["prosperity"], acquisition=None))
     done = _cli("openings", str(good))
     assert done.exit_code == 2 and "declares nothing a seat takes" in done.output, done.output
+
+
+def test_a_game_on_earlier_data_is_read_on_that_data(tmp_path: Path) -> None:
+    """A game recorded on data this build still keeps is folded on it (names come from its own
+    data); one on data it does not keep is refused (test above), never read on today's."""
+    golden = Path(__file__).parent.parent / "golden"
+    doc = _openings(str(golden / "prosperity-3p.data1.jsonl"), str(golden / "prosperity-3p.data2.jsonl"))
+    assert doc["data_versions"] == ["prosperity-data-1", "prosperity-data-2"]
+    assert doc["games"] == 2 and doc["unfinished"] == 0
