@@ -169,10 +169,10 @@ def report(
         if spec.acquisition is None:
             raise NotComparable(f"{history.game_id}: {spec.name} declares nothing a seat takes (GameSpec.acquisition)")
         kept = rules_for(created.game_type, created.data_version or None)
-        if created.data_version and (kept is None or kept.data_version != created.data_version):
-            # Folded on today's data, its states need not be those its players saw.
+        if kept is None or kept.data_version != created.data_version:
+            # Folded on today's data, its states could differ from those its players saw.
             raise NotComparable(
-                f"{history.game_id}: played on {created.data_version}, which this build keeps no rules for: "
+                f"{history.game_id}: played on data {created.data_version!r}, which this build does not keep: "
                 "read it with the build that played it"
             )
         if current is None:

@@ -23,7 +23,7 @@ from contracts import mechanica as mec
 from contracts.outcome import ACCEPTED
 from dicestream.cli import app
 from games import match as m
-from games.catalog import GAMES, GREEDY, SPECS
+from games.catalog import EARLIER, GAMES, GREEDY, SPECS
 from games.play import play_game
 from services.history import export_lines, parse_export
 from services.openings import judged_states, read_game
@@ -297,7 +297,7 @@ def test_damaged_or_foreign_logs_are_refused_in_one_line(tmp_path: Path, monkeyp
         "first.jsonl": "its first event cannot be read",
         "payload.jsonl": "an event cannot be read",
         "chess.jsonl": "'chess' is not a game this build runs",
-        "data.jsonl": "played on prosperity-data-99, which this build keeps no rules for",
+        "data.jsonl": "played on data 'prosperity-data-99', which this build does not keep",
     }
     for name, message in cases.items():
         done = _cli("openings", str(bad / name))
@@ -309,10 +309,17 @@ def test_damaged_or_foreign_logs_are_refused_in_one_line(tmp_path: Path, monkeyp
     assert done.exit_code == 2 and "declares nothing a seat takes" in done.output, done.output
 
 
-def test_a_game_on_earlier_data_is_read_on_that_data(tmp_path: Path) -> None:
-    """A game recorded on data this build still keeps is folded on it (names come from its own
-    data); one on data it does not keep is refused (test above), never read on today's."""
+def test_a_game_on_earlier_data_is_read_only_while_the_build_keeps_that_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games recorded on earlier data this build keeps are read; once a build drops that data, the
+    same log is refused rather than folded on today's."""
     golden = Path(__file__).parent.parent / "golden"
-    doc = _openings(str(golden / "prosperity-3p.data1.jsonl"), str(golden / "prosperity-3p.data2.jsonl"))
+    old = [str(golden / "prosperity-3p.data1.jsonl"), str(golden / "prosperity-3p.data2.jsonl")]
+    doc = _openings(*old)
     assert doc["data_versions"] == ["prosperity-data-1", "prosperity-data-2"]
     assert doc["games"] == 2 and doc["unfinished"] == 0
+    monkeypatch.delitem(EARLIER, ("prosperity", "prosperity-data-1"))
+    done = _cli("openings", *old)
+    assert done.exit_code == 2, done.output
+    assert "played on data 'prosperity-data-1', which this build does not keep" in done.output

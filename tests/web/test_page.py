@@ -341,20 +341,26 @@ async def test_the_page_at_phone_width(stack: Stack, browser: Browser) -> None:
 async def test_the_lobby_refreshing_keeps_the_row_a_user_is_on(stack: Stack, browser: Browser) -> None:
     """The lobby redraws itself every 5 s while games change. A game's row and link stay the same
     elements through that, so a click falling between the press and the release of a refresh is
-    not lost, and the keyboard's focus stays on the link."""
+    not lost, and the keyboard's focus stays on the link: whether a game is listed above it, its
+    own row changes, or a game above it leaves the list (it started, and the list shows open ones)."""
     api = stack.api()
     try:
         game_id = await api.create("sentient", 2)
+        leaving = await api.create("sentient", 2)
         page, _seen = await browser.page()
-        await page.goto(stack.url + "/")
+        await page.goto(stack.url + "/?status=open")
         link = page.locator(f"tr[data-game-id='{game_id}'] a")
+        await page.locator(f"tr[data-game-id='{leaving}']").wait_for()
         await link.wait_for()
         await link.focus()
         await page.evaluate("(id) => { window.kept = document.querySelector(`tr[data-game-id='${id}'] a`); }", game_id)
-        # Both kinds of change: a newer game listed above it, and this game's own row.
         newer = await api.create("sentient", 2)
         await api.join(game_id, 0, "zed")
+        first = await api.join(leaving, 0, "ann")
+        await api.join(leaving, 1, "bob")
+        await api.start(first)
         await page.locator(f"tr[data-game-id='{newer}']").wait_for(timeout=15_000)
+        await page.locator(f"tr[data-game-id='{leaving}']").wait_for(state="detached", timeout=15_000)
         await page.wait_for_function(
             "(id) => document.querySelector(`tr[data-game-id='${id}']`).innerText.includes('zed')", arg=game_id
         )

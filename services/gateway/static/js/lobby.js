@@ -150,18 +150,23 @@ export async function showLobby(main, query) {
     next.set(g.game_id, kept);
     return kept.tr;
   }
-  // Moves only the rows that moved, so the rows that stay are never taken out of the page.
+  // Rows that left go first, then the new ones are put in their places: the rows that stay are
+  // never taken out of the page.
   function place(rows) {
+    const wanted = new Set(rows);
+    for (const tr of [...tbody.children]) if (!wanted.has(tr)) tr.remove();
     rows.forEach((tr, i) => {
       if (tbody.children[i] !== tr) tbody.insertBefore(tr, tbody.children[i] ?? null);
     });
-    while (tbody.children.length > rows.length) tbody.lastElementChild.remove();
   }
 
   let timer = null;
   let shownList = "";
+  let listed = 0;
   async function page(cursor) {
     state.cursor = cursor;
+    const mine = ++listed;
+    clearTimeout(timer); // a refresh of the page left must not come back over this one
     const params = new URLSearchParams({ limit: PAGE });
     if (state.title) params.set("title", state.title);
     if (state.status) params.set("status", state.status);
@@ -173,12 +178,16 @@ export async function showLobby(main, query) {
     try {
       list = await getJSON(`/v1/games?${params}`);
     } catch (err) {
+      if (mine !== listed) return;
       // The list needs Redis; opening a game file does not.
+      shownList = "";
       clear(tbody).append(h("tr", {}, h("td", { colspan: 5, class: "error", role: "alert" }, `The game list is not available: ${err.message}`)));
       clearTimeout(timer);
       timer = setTimeout(() => document.body.contains(tbody) && page(cursor), 5000);
       return;
     }
+    // An answer for an earlier page or filter that arrives late must not replace the current one.
+    if (mine !== listed) return;
     // Nothing is touched when nothing changed.
     const same = JSON.stringify([cursor, list]) === shownList;
     shownList = JSON.stringify([cursor, list]);
