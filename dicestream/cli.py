@@ -545,6 +545,7 @@ def balance(
     """Seat balance, offline (no Redis): each seat's win share with its 95% (Wilson) interval over
     N seeded games per player count, every seat played by the bot line-up (games/balance.py).
     A long run can be played in parts (--first-game) and their documents summed (--pool)."""
+    from dicestream.fingerprint import code_fingerprint
     from games.balance import SEARCH_KIND, TARGET, seat_shares
 
     _titles([game])
@@ -610,6 +611,7 @@ def balance(
         iterations=iterations if SEARCH_KIND in kinds else None,
         target=TARGET,
         seconds=round(time.monotonic() - started, 3),
+        code=code_fingerprint(game),
         tables=tables,
     )
     _balance_out(run, as_json)
@@ -630,6 +632,9 @@ class _BalanceRun(msgspec.Struct, kw_only=True):
     interval: str = "wilson-95"
     target: float
     seconds: float  # playing time (summed over pooled runs)
+    # The code that played it (dicestream.fingerprint); None in documents written before it was
+    # recorded, and in a pooled one with such a part.
+    code: str | None = None
     tables: list[Any]  # games.balance.SeatTable
 
 
@@ -668,6 +673,9 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) ->
             )
             if mine != theirs
         ]
+        played = next((other for other in runs if other.code is not None), None)
+        if r.code is not None and played is not None and r.code != played.code:
+            differ.append(f"code {r.code} ({files[runs.index(played)]}: {played.code}): played by another build")
         if differ:
             raise InputError(f"--pool {name}: not the same measurement: {'; '.join(differ)}")
     wanted = _balance_counts(players, game) if players.strip() else sorted(parts)
@@ -692,6 +700,7 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) ->
         iterations=head.iterations,
         target=head.target,
         seconds=round(sum(r.seconds for r in runs), 3),
+        code=head.code if all(r.code == head.code for r in runs) else None,
         tables=tables,
     )
     _balance_out(run, as_json)
@@ -728,7 +737,8 @@ def _balance_out(run: _BalanceRun, as_json: bool) -> None:
                 table.add_section()
         console.print(table)
     per_count = "" if run.games is None else f"{run.games} games per count "
-    console.print(f"{per_count}in {run.seconds:.1f} s (seed prefix {run.seed!r})")
+    played = f", code {run.code}" if run.code else ", code not recorded"
+    console.print(f"{per_count}in {run.seconds:.1f} s (seed prefix {run.seed!r}{played})")
 
 
 @app.command()

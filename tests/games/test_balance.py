@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dicestream.cli import app
+from dicestream.fingerprint import code_fingerprint, normalized
 from games.balance import OUTSIDE, UNDECIDED, WITHIN, SeatShare, SeatTable, pool, seat_shares, verdict, wilson
 from games.bots import Bot, RandomBot
 from games.catalog import GAMES, GREEDY, SPECS
@@ -178,6 +179,7 @@ def test_cli_first_game_and_pool(tmp_path: Path) -> None:
         (lambda d: [d / "short.json"], "hold 1 seat and 2 position rows, not 2 of each"),
         (lambda d: [d / "lying.json"], "a row counts other games than its table"),
         (lambda d: [d / "a.json", d / "far.json"], "a.json games 0-1, "),
+        (lambda d: [d / "a.json", d / "rebuilt.json"], "code 0123456789abcdef (" + "{d}/a.json: "),
     ],
 )
 def test_cli_pool_refuses_what_is_not_one_run(tmp_path: Path, make: Any, line: str) -> None:
@@ -192,6 +194,28 @@ def test_cli_pool_refuses_what_is_not_one_run(tmp_path: Path, make: Any, line: s
     save("far.json", "sentient", "--bots", "greedy,random", "--first-game", "9")
     (tmp_path / "junk.json").write_text('{"game": "sentient"}')
     doc = msgspec.json.decode((tmp_path / "a.json").read_bytes())
+    later = msgspec.json.decode(
+        CliRunner()
+        .invoke(
+            app,
+            [
+                "balance",
+                "sentient",
+                "--bots",
+                "greedy,random",
+                "--players",
+                "2",
+                "--games",
+                "2",
+                "--first-game",
+                "2",
+                "--json",
+            ],
+        )
+        .stdout
+    )
+    (tmp_path / "rebuilt.json").write_text(msgspec.json.encode({**later, "code": "0123456789abcdef"}).decode())
+    line = line.replace("{d}", str(tmp_path))
     table = doc["tables"][0]
     for name, broken in (
         ("no-games", {**table, "games": 0}),
@@ -578,3 +602,37 @@ def test_the_table_shows_each_row_on_one_line_of_80_columns() -> None:
     assert all(len(line) <= 80 for line in lines)
     rows = [line for line in lines if "greedy" in line]
     assert len(rows) == 6 and all("undecided" in row and re.search(r"\d\.\d{3}-\d\.\d{3}", row) for row in rows)
+
+
+def test_a_run_names_the_code_that_played_it_and_parts_of_unrecorded_code_pool_as_unknown(tmp_path: Path) -> None:
+    def run(*more: str) -> dict[str, Any]:
+        result = CliRunner().invoke(app, ["balance", "sentient", "--players", "2", "--json", *more])
+        assert result.exit_code == 0, result.output
+        doc: dict[str, Any] = msgspec.json.decode(result.stdout)
+        return doc
+
+    a = run("--games", "2")
+    b = run("--games", "2", "--first-game", "2")
+    assert a["code"] == b["code"] == code_fingerprint("sentient") != code_fingerprint("mechanica")
+    assert len(a["code"]) == 16
+    (tmp_path / "a.json").write_text(msgspec.json.encode(a).decode())
+    (tmp_path / "b.json").write_text(msgspec.json.encode(b).decode())
+    assert run("--pool", str(tmp_path / "a.json"), "--pool", str(tmp_path / "b.json"))["code"] == a["code"]
+    # A part written before runs recorded their code pools with any; the sum's code is unknown.
+    (tmp_path / "old.json").write_text(msgspec.json.encode({k: v for k, v in a.items() if k != "code"}).decode())
+    assert run("--pool", str(tmp_path / "old.json"), "--pool", str(tmp_path / "b.json"))["code"] is None
+    text = CliRunner().invoke(app, ["balance", "sentient", "--pool", str(tmp_path / "old.json")])
+    assert text.exit_code == 0 and "code not recorded" in text.stdout
+
+
+def test_the_code_hash_ignores_comments_docstrings_and_layout_but_not_code(tmp_path: Path) -> None:
+    def normal(name: str, text: str) -> bytes:
+        (tmp_path / name).write_text(text)
+        return normalized(tmp_path / name)
+
+    base = normal("a.py", 'def f(x):\n    """Twice."""\n    return 2 * x\n')
+    assert normal("b.py", "# a note\ndef f(x):\n    return 2*x  # twice\n") == base
+    assert normal("c.py", "def f(x):\n    return 3 * x\n") != base
+    data = normal("a.toml", "# tiles\nlevel = 2\n")
+    assert normal("b.toml", "level   =   2   # the level\n") == data
+    assert normal("c.toml", "level = 3\n") != data
