@@ -540,6 +540,13 @@ def balance(
             "replay, verify, audit, import read it)"
         ),
     ] = None,
+    any_code: Annotated[
+        bool,
+        typer.Option(
+            "--any-code",
+            help="with --pool: sum parts played by different code too (the sum's code is then unknown)",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Seat balance, offline (no Redis): each seat's win share with its 95% (Wilson) interval over
@@ -563,8 +570,10 @@ def balance(
         if any(playing.values()):
             given = ", ".join(k for k, v in playing.items() if v)
             raise InputError(f"--pool plays nothing: {given} would be ignored (the parts' documents say theirs)")
-        _balance_pooled(game, players, pool, as_json)
+        _balance_pooled(game, players, pool, as_json, any_code)
         return
+    if any_code:
+        raise InputError("--any-code sums parts: it goes with --pool")
     counts = _balance_counts(players, game)
     if iterations < 1:
         raise InputError(f"--iterations {iterations}: search at least one iteration a move")
@@ -638,7 +647,7 @@ class _BalanceRun(msgspec.Struct, kw_only=True):
     tables: list[Any]  # games.balance.SeatTable
 
 
-def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) -> None:
+def _balance_pooled(game: str, players: str, files: list[str], as_json: bool, any_code: bool) -> None:
     """`balance --pool`: the runs' tables summed per player count (games.balance.pool)."""
     from games.balance import SeatTable, check_table, pool
 
@@ -674,8 +683,11 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool) ->
             if mine != theirs
         ]
         played = next((other for other in runs if other.code is not None), None)
-        if r.code is not None and played is not None and r.code != played.code:
-            differ.append(f"code {r.code} ({files[runs.index(played)]}: {played.code}): played by another build")
+        if not any_code and r.code is not None and played is not None and r.code != played.code:
+            differ.append(
+                f"code {r.code} ({files[runs.index(played)]}: {played.code}): played by another build "
+                "(--any-code sums them all the same)"
+            )
         if differ:
             raise InputError(f"--pool {name}: not the same measurement: {'; '.join(differ)}")
     wanted = _balance_counts(players, game) if players.strip() else sorted(parts)

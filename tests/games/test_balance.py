@@ -623,6 +623,15 @@ def test_a_run_names_the_code_that_played_it_and_parts_of_unrecorded_code_pool_a
     assert run("--pool", str(tmp_path / "old.json"), "--pool", str(tmp_path / "b.json"))["code"] is None
     text = CliRunner().invoke(app, ["balance", "sentient", "--pool", str(tmp_path / "old.json")])
     assert text.exit_code == 0 and "code not recorded" in text.stdout
+    # Parts of different code: refused, unless --any-code sums them knowingly.
+    (tmp_path / "other.json").write_text(msgspec.json.encode({**b, "code": "0123456789abcdef"}).decode())
+    parts = ["--pool", str(tmp_path / "a.json"), "--pool", str(tmp_path / "other.json")]
+    refused = CliRunner().invoke(app, ["balance", "sentient", *parts])
+    assert refused.exit_code == 2 and "played by another build (--any-code" in refused.stderr
+    summed = run(*parts, "--any-code")
+    assert summed["code"] is None and summed["tables"][0]["games"] == 4
+    alone = CliRunner().invoke(app, ["balance", "sentient", "--games", "1", "--any-code"])
+    assert alone.exit_code == 2 and "--any-code sums parts: it goes with --pool" in alone.stderr
 
 
 def test_the_code_hash_ignores_comments_docstrings_and_layout_but_not_code(tmp_path: Path) -> None:
