@@ -591,6 +591,10 @@ def balance(
         keeper.prepare(keeper.seeds(counts, seed, first_game, games))
     tables = []
     started = time.monotonic()
+    data_file = None if data is None else Path(data)
+    # Workers import the code afresh for each count: taken before and after, a change on disk
+    # during the run shows.
+    code = code_fingerprint(game, data_file)
     # --json: stdout holds the document alone; a run of hours still shows its bar on a terminal
     # (the descriptor's own answer: rich's would say yes to a log file under FORCE_COLOR).
     with _progress_bar(Console(stderr=True), disable=as_json and not sys.stderr.isatty()) as progress:
@@ -620,7 +624,7 @@ def balance(
         iterations=iterations if SEARCH_KIND in kinds else None,
         target=TARGET,
         seconds=round(time.monotonic() - started, 3),
-        code=code_fingerprint(game),
+        code=_code_after(code, code_fingerprint(game, data_file)),
         tables=tables,
     )
     _balance_out(run, as_json)
@@ -641,10 +645,23 @@ class _BalanceRun(msgspec.Struct, kw_only=True):
     interval: str = "wilson-95"
     target: float
     seconds: float  # playing time (summed over pooled runs)
-    # The code that played it (dicestream.fingerprint); None in documents written before it was
-    # recorded, and in a pooled one with such a part.
+    # The code that played it (dicestream.fingerprint); MIXED_CODE when parts of it were played by
+    # different code; None in documents written before it was recorded, and in a sum with such a part.
     code: str | None = None
     tables: list[Any]  # games.balance.SeatTable
+
+
+MIXED_CODE = "mixed"
+
+
+def _code_after(before: str, after: str) -> str:
+    if before == after:
+        return before
+    errors.fail(
+        f"warning: the code changed on disk during the run ({before}, then {after}): "
+        f"its document says code {MIXED_CODE!r}"
+    )
+    return MIXED_CODE
 
 
 def _balance_pooled(game: str, players: str, files: list[str], as_json: bool, any_code: bool) -> None:
@@ -669,6 +686,7 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool, an
             parts.setdefault(t.num_players, []).append((name, t))
         runs.append(part)
     head = runs[0]
+    reference = next((r for r in runs if r.code is not None), None)  # the first part naming its code
     for name, r in zip(files, runs, strict=True):
         if r.game != game:
             raise InputError(f"--pool {name}: a run of {r.game}, not {game}")
@@ -682,10 +700,13 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool, an
             )
             if mine != theirs
         ]
-        played = next((other for other in runs if other.code is not None), None)
-        if not any_code and r.code is not None and played is not None and r.code != played.code:
+        if not any_code and r.code == MIXED_CODE:
             differ.append(
-                f"code {r.code} ({files[runs.index(played)]}: {played.code}): played by another build "
+                f"code {MIXED_CODE}: its games were played by different code (--any-code sums it all the same)"
+            )
+        elif not any_code and reference is not None and r.code is not None and r.code != reference.code:
+            differ.append(
+                f"code {r.code} ({files[runs.index(reference)]}: {reference.code}): played by another build "
                 "(--any-code sums them all the same)"
             )
         if differ:
@@ -712,7 +733,7 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool, an
         iterations=head.iterations,
         target=head.target,
         seconds=round(sum(r.seconds for r in runs), 3),
-        code=head.code if all(r.code == head.code for r in runs) else None,
+        code=_pooled_code([r.code for r in runs]),
         tables=tables,
     )
     _balance_out(run, as_json)
@@ -720,6 +741,13 @@ def _balance_pooled(game: str, players: str, files: list[str], as_json: bool, an
 
 # The interval's verdict on the target (games.balance.verdict).
 _VERDICT_STYLE = {"within": "[green]within[/]", "outside": "[red]outside[/]", "undecided": "[yellow]undecided[/]"}
+
+
+def _pooled_code(codes: list[str | None]) -> str | None:
+    known = set(codes) - {None}
+    if len(known) > 1 or MIXED_CODE in known:
+        return MIXED_CODE
+    return None if None in codes else known.pop()
 
 
 def _balance_out(run: _BalanceRun, as_json: bool) -> None:
@@ -749,7 +777,7 @@ def _balance_out(run: _BalanceRun, as_json: bool) -> None:
                 table.add_section()
         console.print(table)
     per_count = "" if run.games is None else f"{run.games} games per count "
-    played = f", code {run.code}" if run.code else ", code not recorded"
+    played = {None: ", code not recorded", MIXED_CODE: ", code mixed"}.get(run.code, f", code {run.code}")
     console.print(f"{per_count}in {run.seconds:.1f} s (seed prefix {run.seed!r}{played})")
 
 

@@ -2,10 +2,12 @@
 not summed as one run (`dicestream balance --pool`).
 
 It covers what can change a game's outcome: the game's own package (rules, data, bots, a native
-core's source), the shared engine (the modules at the top of `games/`: the match, offline play,
-search, balance) and the contracts the game's commands, events and views are made of. Python is
-hashed as its syntax tree without docstrings, and TOML as its values, so comments, docstrings and
-layout change nothing; any other edit, even one that changes no figure, gives another hash.
+core's source and its compiled module), the shared engine (the modules at the top of `games/`: the
+match, offline play, search, balance), the contracts the game's commands, events and views are made
+of, a variant data file measured instead of the game's own, and the Python version (which the
+syntax trees below depend on). Python is hashed as its syntax tree without docstrings, and TOML as
+its values, so comments, docstrings and layout change nothing; any other edit, even one that
+changes no figure, gives another hash.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import ast
 import hashlib
 import inspect
 import json
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,27 +46,37 @@ def normalized(path: Path) -> bytes:
     return raw
 
 
+_OWN = (".py", ".pyx", ".pxd", ".toml", ".so", ".pyd")
+
+
 def _files(game: str) -> Iterator[tuple[str, Path]]:
     engine = Path(games.__file__).parent
-    # The folder of the module its rules class is defined in: games/<game>/ for the four.
-    own = Path(inspect.getfile(type(SPECS[game].rules))).parent
+    rules_file = Path(inspect.getfile(type(SPECS[game].rules)))
+    own = rules_file.parent
     wire = Path(contracts.__file__).parent
     others = set(GAMES) - {game}
     for path in sorted(engine.glob("*.py")):
         yield f"games/{path.name}", path
-    for path in sorted(own.rglob("*")):
-        if path.suffix in (".py", ".pyx", ".pxd", ".toml") and "__pycache__" not in path.parts:
-            yield f"{game}/{path.relative_to(own).as_posix()}", path
+    if (own / "__init__.py").is_file():
+        for path in sorted(own.rglob("*")):
+            if path.suffix in _OWN and "__pycache__" not in path.parts:
+                yield f"{game}/{path.relative_to(own).as_posix()}", path
+    else:  # a game whose rules live in a module of their own, not in a package
+        yield f"{game}/{rules_file.name}", rules_file
     for folder, prefix in ((wire, "contracts"), (wire / "views", "contracts/views")):
         for path in sorted(folder.glob("*.py")):
             if path.stem not in others:
                 yield f"{prefix}/{path.name}", path
 
 
-def code_fingerprint(game: str) -> str:
-    """16 hex digits naming the code that plays `game` in this build."""
-    digest = hashlib.sha256()
-    for name, path in _files(game):
+def code_fingerprint(game: str, data: Path | None = None) -> str:
+    """16 hex digits naming the code that plays `game` in this build (with `data`: over that data
+    file instead of the game's own)."""
+    digest = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\0".encode())
+    files = list(_files(game))
+    if data is not None:
+        files.append(("--data", data))
+    for name, path in files:
         body = normalized(path)
         digest.update(f"{name}\0{len(body)}\0".encode())
         digest.update(body)

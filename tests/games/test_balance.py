@@ -18,7 +18,8 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
-from dicestream.cli import app
+from dicestream import fingerprint
+from dicestream.cli import MIXED_CODE, app
 from dicestream.fingerprint import code_fingerprint, normalized
 from games.balance import OUTSIDE, UNDECIDED, WITHIN, SeatShare, SeatTable, pool, seat_shares, verdict, wilson
 from games.bots import Bot, RandomBot
@@ -194,26 +195,8 @@ def test_cli_pool_refuses_what_is_not_one_run(tmp_path: Path, make: Any, line: s
     save("far.json", "sentient", "--bots", "greedy,random", "--first-game", "9")
     (tmp_path / "junk.json").write_text('{"game": "sentient"}')
     doc = msgspec.json.decode((tmp_path / "a.json").read_bytes())
-    later = msgspec.json.decode(
-        CliRunner()
-        .invoke(
-            app,
-            [
-                "balance",
-                "sentient",
-                "--bots",
-                "greedy,random",
-                "--players",
-                "2",
-                "--games",
-                "2",
-                "--first-game",
-                "2",
-                "--json",
-            ],
-        )
-        .stdout
-    )
+    save("later.json", "sentient", "--bots", "greedy,random", "--first-game", "2")
+    later = msgspec.json.decode((tmp_path / "later.json").read_bytes())
     (tmp_path / "rebuilt.json").write_text(msgspec.json.encode({**later, "code": "0123456789abcdef"}).decode())
     line = line.replace("{d}", str(tmp_path))
     table = doc["tables"][0]
@@ -604,7 +587,7 @@ def test_the_table_shows_each_row_on_one_line_of_80_columns() -> None:
     assert len(rows) == 6 and all("undecided" in row and re.search(r"\d\.\d{3}-\d\.\d{3}", row) for row in rows)
 
 
-def test_a_run_names_the_code_that_played_it_and_parts_of_unrecorded_code_pool_as_unknown(tmp_path: Path) -> None:
+def test_a_run_names_the_code_that_played_it_and_pool_sums_one_code_only(tmp_path: Path) -> None:
     def run(*more: str) -> dict[str, Any]:
         result = CliRunner().invoke(app, ["balance", "sentient", "--players", "2", "--json", *more])
         assert result.exit_code == 0, result.output
@@ -629,9 +612,49 @@ def test_a_run_names_the_code_that_played_it_and_parts_of_unrecorded_code_pool_a
     refused = CliRunner().invoke(app, ["balance", "sentient", *parts])
     assert refused.exit_code == 2 and "played by another build (--any-code" in refused.stderr
     summed = run(*parts, "--any-code")
-    assert summed["code"] is None and summed["tables"][0]["games"] == 4
+    assert summed["code"] == MIXED_CODE and summed["tables"][0]["games"] == 4
+    # A mixed sum stays mixed: pooled again it is refused, whatever code the other part names.
+    (tmp_path / "mixed.json").write_text(msgspec.json.encode(summed).decode())
+    later = run("--games", "2", "--first-game", "4")
+    (tmp_path / "later.json").write_text(msgspec.json.encode(later).decode())
+    again = CliRunner().invoke(
+        app, ["balance", "sentient", "--pool", str(tmp_path / "mixed.json"), "--pool", str(tmp_path / "later.json")]
+    )
+    assert again.exit_code == 2 and "code mixed: its games were played by different code" in again.stderr
+    text = CliRunner().invoke(app, ["balance", "sentient", "--pool", str(tmp_path / "mixed.json"), "--any-code"])
+    assert text.exit_code == 0 and "code mixed)" in text.stdout
+    # The first part naming its code is the reference, not the first part.
+    first_unknown = ["--pool", str(tmp_path / "old.json"), *parts]
+    refused = CliRunner().invoke(app, ["balance", "sentient", *first_unknown])
+    assert refused.exit_code == 2 and f"({tmp_path / 'a.json'}: {a['code']})" in refused.stderr
     alone = CliRunner().invoke(app, ["balance", "sentient", "--games", "1", "--any-code"])
     assert alone.exit_code == 2 and "--any-code sums parts: it goes with --pool" in alone.stderr
+
+
+def test_a_run_whose_code_changed_on_disk_while_it_played_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    hashes = iter(["1111111111111111", "2222222222222222"])
+    monkeypatch.setattr(fingerprint, "code_fingerprint", lambda game, data=None: next(hashes))
+    result = CliRunner().invoke(app, ["balance", "sentient", "--players", "2", "--games", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    assert msgspec.json.decode(result.stdout)["code"] == MIXED_CODE
+    assert "the code changed on disk during the run (1111111111111111, then 2222222222222222)" in result.stderr
+
+
+def test_the_code_hash_changes_with_any_file_it_covers_and_with_a_variant_data_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = code_fingerprint("prosperity")
+    variant = tmp_path / "variant.toml"
+    variant.write_text(SPECS["prosperity"].package_dir.joinpath("data", "prosperity.toml").read_text())
+    assert code_fingerprint("prosperity", variant) != base
+    module = tmp_path / "rules.py"
+    module.write_text('"""Rules."""\nLIMIT = 2\n')
+    monkeypatch.setattr(fingerprint, "_files", lambda game: iter([("prosperity/rules.py", module)]))
+    before = code_fingerprint("prosperity")
+    module.write_text('"""Other words."""\n# a comment\nLIMIT = 2\n')
+    assert code_fingerprint("prosperity") == before
+    module.write_text('"""Rules."""\nLIMIT = 3\n')
+    assert code_fingerprint("prosperity") != before
 
 
 def test_the_code_hash_ignores_comments_docstrings_and_layout_but_not_code(tmp_path: Path) -> None:
