@@ -544,7 +544,7 @@ def balance(
         bool,
         typer.Option(
             "--any-code",
-            help="with --pool: sum parts played by different code too (the sum's code is then unknown)",
+            help="with --pool: sum parts played by different code too (the sum then says code 'mixed')",
         ),
     ] = False,
     as_json: Json = False,
