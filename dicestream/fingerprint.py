@@ -51,8 +51,7 @@ _OWN = (".py", ".pyx", ".pxd", ".toml", ".so", ".pyd")
 
 def _files(game: str) -> Iterator[tuple[str, Path]]:
     engine = Path(games.__file__).parent
-    rules_file = Path(inspect.getfile(type(SPECS[game].rules)))
-    own = rules_file.parent
+    own = SPECS[game].package_dir
     wire = Path(contracts.__file__).parent
     others = set(GAMES) - {game}
     for path in sorted(engine.glob("*.py")):
@@ -62,6 +61,7 @@ def _files(game: str) -> Iterator[tuple[str, Path]]:
             if path.suffix in _OWN and "__pycache__" not in path.parts:
                 yield f"{game}/{path.relative_to(own).as_posix()}", path
     else:  # a game whose rules live in a module of their own, not in a package
+        rules_file = Path(inspect.getfile(type(SPECS[game].rules)))
         yield f"{game}/{rules_file.name}", rules_file
     for folder, prefix in ((wire, "contracts"), (wire / "views", "contracts/views")):
         for path in sorted(folder.glob("*.py")):
