@@ -30,6 +30,13 @@ Determinizer = Callable[[Any, Rng], Any]
 # core is not built). Offline play without a log steps it instead of the Python aggregate.
 NativeCoreFactory = Callable[[Rules[Any], int, str, int], Any]
 
+# An offline game (games.offline.OfflineGame) -> its game played to the end by the game's greedy bot
+# in every seat, as (winners, forced moves: those with one legal command), or None for a position it
+# does not take. The search's rollout in native code (games.mcts.MCTSBot `playout`).
+Playout = Callable[[Any], tuple[list[int], int] | None]
+# rules -> their greedy playout; None for rules it does not serve (a variant, or it is not built).
+PlayoutFactory = Callable[[Rules[Any]], Playout | None]
+
 
 def same_code(rules: Rules[Any], declared: Rules[Any]) -> bool:
     """Whether `rules` judge as `declared` do but for their data: the same class and name, and no
@@ -109,6 +116,10 @@ class GameSpec:
     # A native core for offline play (optional, for speed only): it must reach the states the Python
     # rules reach, draw for draw, which the game's own tests check at every step.
     native: NativeCoreFactory | None = None
+    # The greedy bot's rollout in native code, for the hosted search (optional, for speed only): it
+    # must give the winner the Python rollout gives, from every position, which the game's own tests
+    # check (Prosperity's: games/prosperity/playout.pyx).
+    greedy_playout: PlayoutFactory | None = None
     # The same bots over other data of the game (rules `with_data` built: an earlier_data file, or a
     # variant file `dicestream balance --data` measures). None: only `rules` has bots and search.
     bots_on: Callable[[Rules[Any]], DataBots] | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any, cast
 
 import msgspec
@@ -16,7 +17,7 @@ from games.prosperity.components import load, published
 from games.prosperity.determinize import determinize
 from games.prosperity.rule_ids import RULES_TEXT
 from games.prosperity.rules import ProsperityRules
-from games.spec import DataBots, GameSpec
+from games.spec import DataBots, GameSpec, Playout
 
 
 def _bots_on(rules: Rules[Any]) -> DataBots:
@@ -28,6 +29,43 @@ def _turn_order(state: Any) -> list[int]:
     # Play goes round from the first player (PRO-SETUP), who is fixed for the whole game.
     n = len(state.players)
     return [(state.first_player + k) % n for k in range(n)]
+
+
+# Per rules object: the data its playout tables were built from, and the tables.
+_TABLES: weakref.WeakKeyDictionary[ProsperityRules, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+# What a ProsperityRules instance holds of its own; anything more makes it a variant the playout
+# does not know.
+_OWN = frozenset({"data", "data_version"})
+
+
+def _greedy_playout(rules: Rules[Any]) -> Playout | None:
+    """games/prosperity/playout.pyx over `rules`' data: the greedy bot's rollout, in C. None when it
+    is not built (no C compiler at install), for a variant of the rules (a subclass, or an instance
+    given its own attributes), or for data it cannot hold; the search then rolls out in Python."""
+    if type(rules) is not ProsperityRules or not _OWN.issuperset(vars(rules)):
+        return None
+    try:
+        from games.prosperity import playout
+    except ImportError:
+        return None
+    cached = _TABLES.get(rules)
+    if cached is None or cached[0] is not rules.data:
+        try:
+            cached = _TABLES[rules] = (rules.data, playout.Tables(rules.data))
+        except playout.NotNative:
+            return None
+    tables = cached[1]
+
+    def play(game: Any) -> tuple[list[int], int] | None:
+        if game.is_terminal():
+            return None
+        match = game.match
+        if any(seat is not None and seat.resigned for seat in match.seats):
+            # The referee plays resigned seats' defaults, which the playout does not model.
+            return None
+        return playout.playout(tables, match.game)
+
+    return play
 
 
 # The catalog's rules' own bots: the same makers as over any other data.
@@ -64,4 +102,5 @@ SPEC = GameSpec(
     turn_order=_turn_order,
     bots_on=_bots_on,
     acquisition=_acquisition,
+    greedy_playout=_greedy_playout,
 )

@@ -1,0 +1,213 @@
+"""Prosperity's greedy playout (games/prosperity/playout.pyx) is the search's Python rollout: from
+every position the same winners and the same draws from the search's generator, so a search picks
+the same moves with it as without it."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sysconfig
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from contracts.lifecycle import Resign
+from games.catalog import SPECS
+from games.mcts import MCTSBot, searcher
+from games.offline import OfflineGame, new_game
+from games.play import play_game
+from games.prosperity import RULES
+from games.prosperity.components import ProsperityData
+from games.prosperity.rules import ProsperityRules
+from games.prosperity.state import ACTIONS, COUNT, FINAL, SETUP
+
+SPEC = SPECS["prosperity"]
+
+
+def _why_not_built() -> str | None:
+    """None when the playout must be there: the install compiles it wherever a C compiler is found
+    (pyproject's ext-modules, optional). Missing with a compiler present is a failure, not a skip."""
+    try:
+        import games.prosperity.playout
+    except ImportError:
+        compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+        if shutil.which(os.environ.get("CC", compiler).split()[0]) is None:
+            return "no C compiler here: the install could not build the playout"
+        return None
+    so = Path(games.prosperity.playout.__file__)
+    pyx = so.with_name("playout.pyx")
+    if so.suffix == ".so" and pyx.exists() and so.stat().st_mtime < pyx.stat().st_mtime:
+        pytest.fail("games/prosperity/playout.pyx is newer than its build: reinstall (./dev setup)")
+    return None
+
+
+_NOT_BUILT = _why_not_built()
+pytestmark = pytest.mark.skipif(_NOT_BUILT is not None, reason=str(_NOT_BUILT))
+
+
+def _bots(rules: ProsperityRules, seed: int) -> tuple[MCTSBot, MCTSBot]:
+    """The hosted search over `rules` twice, with the same seed: rolling out in C, and in Python."""
+    fast = searcher(SPEC, seed=seed, iterations=1, seconds=None, rules=rules)
+    slow = searcher(SPEC, seed=seed, iterations=1, seconds=None, rules=rules)
+    assert fast.playout is not None, "the search over these rules has no playout"
+    slow.playout = None
+    return fast, slow
+
+
+def _kind(game: OfflineGame) -> str:
+    s = game.match.game
+    return f"{s.phase}:{s.symbol}" if s.phase in (COUNT, FINAL) else s.phase
+
+
+def _compare(rules: ProsperityRules, game: OfflineGame, sample: str, seed: int) -> None:
+    """The rollout from a determinization of `game`, both ways: the same returns, and each search's
+    generator left in the same state (a forced move draws from it)."""
+    fast, slow = _bots(rules, seed)
+    by_c = fast._playout(game.clone(resample=True, rng_seed=sample, keep_events=False))
+    assert by_c is not None, f"{sample}: the playout declined a {_kind(game)} position"
+    copy = game.clone(resample=True, rng_seed=sample, keep_events=False)
+    slow._rollout(copy)
+    assert by_c == copy.returns(), sample
+    assert fast._rng.getstate() == slow._rng.getstate(), f"{sample}: forced moves drew differently"
+
+
+def _walk(rules: ProsperityRules, games: int, every: float, tag: str) -> Counter[str]:
+    """Games of 2-4 players played by a mix of random and greedy moves (both board sides, every
+    phase), the playouts compared at about `every` of their positions; the kinds compared."""
+    greedy = SPEC.bots_for(rules)
+    assert greedy is not None
+    bot = greedy.greedy()
+    seen: Counter[str] = Counter()
+    for g in range(games):
+        n = 2 + g % 3
+        game = new_game(rules, n, f"{tag}-{g}", record_events=False)
+        pick = random.Random(g)
+        while not game.is_terminal():
+            seat = game.current_player()
+            assert seat is not None
+            legal = game.legal_actions(seat)
+            if game.match.game.phase != SETUP and pick.random() < every:
+                _compare(rules, game, f"{tag}-{g}-{game.version}", g)
+                seen[_kind(game)] += 1
+            wild = pick.random() < 0.3
+            action = legal[pick.randrange(len(legal))] if wild else bot.choose(game.view(seat), legal, seat)
+            game.apply(action, seat)
+    return seen
+
+
+def test_the_playout_rolls_out_as_the_python_search_does_from_every_kind_of_position() -> None:
+    seen = _walk(RULES, 45, 0.2, "playout")
+    assert sum(seen.values()) > 500
+    # Actions, both count choices and the final energy count were all compared.
+    for kind in (ACTIONS, f"{COUNT}:energy", f"{COUNT}:research", f"{FINAL}:energy"):
+        assert seen[kind] > 0, f"no {kind} position compared: {dict(seen)}"
+
+
+def test_earlier_and_edited_data_are_played_as_the_python_rules_play_them() -> None:
+    for version, file in SPEC.earlier_data.items():
+        assert SPEC.with_data is not None
+        rules = SPEC.with_data(SPEC.package_dir / file)
+        assert isinstance(rules, ProsperityRules) and rules.data_version == version
+        _walk(rules, 6, 0.15, f"playout-{version}")
+    # Every symbol of every tile and printed face moved, a special tile that cleans more, a longer
+    # research track: values no data file holds.
+    data = RULES.data
+    tiles = {
+        tid: msgspec.structs.replace(
+            t,
+            energy=t.energy + (i % 3 - 1) * (not t.special),
+            capital=t.capital + (i % 2) * (not t.special),
+            clean=t.clean + (t.clean > 0),
+            points=t.points + (t.points > 0),
+        )
+        for i, (tid, t) in enumerate(data.tiles.items())
+    }
+    boards = {
+        bid: msgspec.structs.replace(b, pollution_prosperity=[*b.pollution_prosperity, 2])
+        for bid, b in data.boards.items()
+    }
+    edited = ProsperityRules(
+        msgspec.structs.replace(data, tiles=tiles, boards=boards, research_top=16, data_version="playout-edit")
+    )
+    _walk(edited, 9, 0.15, "playout-edit")
+
+
+def test_a_forced_move_draws_as_the_python_rollout_draws() -> None:
+    """A seat with no disc, both markers at the top and no money has one command (Income): the
+    Python rollout draws from the search's generator for it, so the playout's caller does too."""
+    game = new_game(RULES, 2, "playout-forced", record_events=False)
+    while game.match.game.phase != ACTIONS or game.match.game.turn < 20:
+        seat = game.current_player()
+        assert seat is not None
+        game.apply(SPEC.greedy().choose(game.view(seat), game.legal_actions(seat), seat), seat)
+    for p in game.match.game.players:
+        p.discs, p.money, p.research = 0, 0, [RULES.data.research_top] * 2
+    assert len(game.legal_actions(game.current_player())) == 1
+    fast, _ = _bots(RULES, 3)
+    assert fast.playout is not None
+    played = fast.playout(game.clone(resample=True, rng_seed="forced", keep_events=False))
+    assert played is not None and played[1] > 0
+    _compare(RULES, game, "forced", 3)
+
+
+def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
+    fast, _ = _bots(RULES, 0)
+    assert fast.playout is not None
+    game = new_game(RULES, 3, "playout-declines", record_events=False)
+    assert fast.playout(game) is None, "set-up is the Python rules'"
+    while game.match.game.phase == SETUP:
+        game.apply(game.legal_actions(game.current_player())[0], game.current_player())
+    assert fast.playout(game) is not None
+    hidden = game.clone(keep_events=False)
+    hidden.match.game.deck[-1] = "?"
+    assert fast.playout(hidden) is None, "a deck folded from public events is not dealt"
+    resigned = game.clone(keep_events=False)
+    resigned.apply(Resign(), 2)
+    assert fast.playout(resigned) is None, "the referee plays a resigned seat's defaults"
+    # The search falls back to its Python rollout there and still chooses.
+    bot = searcher(SPEC, seed=1, iterations=3, seconds=None)
+    seat = resigned.current_player()
+    assert seat is not None
+    assert bot.choose_from(resigned, seat) in resigned.legal_actions(seat)
+
+
+def test_variants_and_data_it_cannot_hold_get_no_playout() -> None:
+    assert SPEC.greedy_playout is not None
+
+    class Variant(ProsperityRules):
+        def legal_actions(self, state: Any, seat: int) -> list[msgspec.Struct]:
+            return super().legal_actions(state, seat)[:1]
+
+    assert SPEC.greedy_playout(Variant(RULES.data)) is None
+    patched = ProsperityRules(RULES.data)
+    patched.legal_actions = Variant(RULES.data).legal_actions  # type: ignore[method-assign]
+    assert SPEC.greedy_playout(patched) is None
+    tiles = {tid: msgspec.structs.replace(t, points=t.points and 2**40) for tid, t in RULES.data.tiles.items()}
+    huge: ProsperityData = msgspec.structs.replace(RULES.data, tiles=tiles, data_version="playout-huge")
+    assert SPEC.greedy_playout(ProsperityRules(huge)) is None
+    assert SPEC.greedy_playout(ProsperityRules(RULES.data)) is not None
+    # Data replaced after the rules were built: the playout reads the new data.
+    swapped = ProsperityRules(RULES.data)
+    assert SPEC.greedy_playout(swapped) is not None
+    swapped.data = huge
+    assert SPEC.greedy_playout(swapped) is None
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_search_game_is_the_same_game_with_and_without_the_playout(players: int) -> None:
+    """Every seat the hosted search (20 iterations a move): the same commands, scores and winners."""
+    played = []
+    for native in (True, False):
+        bots = [searcher(SPEC, seed=players * 10 + s, iterations=20, seconds=None) for s in range(players)]
+        for bot in bots:
+            assert bot.playout is not None
+            if not native:
+                bot.playout = None
+        played.append(play_game(RULES, bots, f"playout-search-{players}", players))
+    fast, slow = played
+    assert fast.history == slow.history
+    assert fast.result.scores == slow.result.scores and fast.result.winners == slow.result.winners
