@@ -137,6 +137,11 @@ class MCTSBot:
     ) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
+        if playout is not None and (rollout_policy is None or rollout_sample is not None):
+            raise ValueError(
+                "a playout plays its rollout policy over every legal action: give the rollout_policy "
+                "and rollout_sample=None"
+            )
         self.rules = rules
         self.iterations = iterations
         self.time_limit = time_limit
@@ -317,15 +322,17 @@ def searcher(
     kit = spec.bots_for(rules)
     if kit is None:
         raise ValueError(f"{spec.name} has no bots over these rules ({rules.data_version!r}): GameSpec.bots_on")
-    # The greedy rollout in native code where the game has one for these rules (the same moves).
-    playout = spec.greedy_playout(rules) if spec.greedy_playout is not None else None
+    # The greedy rollout in native code where the game has one for these rules and this bot (the same
+    # moves).
+    policy = kit.greedy()
+    playout = spec.greedy_playout(rules, policy) if spec.greedy_playout is not None else None
     return MCTSBot(
         rules,
         iterations=iterations,
         time_limit=seconds,
         seed=seed,
         prior=kit.greedy(),
-        rollout_policy=kit.greedy(),
+        rollout_policy=policy,
         rollout_sample=None,
         widen_alpha=SEARCH_WIDEN_ALPHA,
         playout=playout,

@@ -34,8 +34,9 @@ NativeCoreFactory = Callable[[Rules[Any], int, str, int], Any]
 # in every seat, as (winners, forced moves: those with one legal command), or None for a position it
 # does not take. The search's rollout in native code (games.mcts.MCTSBot `playout`).
 Playout = Callable[[Any], tuple[list[int], int] | None]
-# rules -> their greedy playout; None for rules it does not serve (a variant, or it is not built).
-PlayoutFactory = Callable[[Rules[Any]], Playout | None]
+# (rules, the greedy bot the search rolls out with) -> their playout; None for what it does not serve
+# (a variant, another bot or a bot over other data, or it is not built).
+PlayoutFactory = Callable[[Rules[Any], Bot], Playout | None]
 
 
 def same_code(rules: Rules[Any], declared: Rules[Any]) -> bool:

@@ -589,6 +589,24 @@ cdef void _act(Tables t, Game* g):
 
 # ---- entry ------------------------------------------------------------------------------------
 
+cdef bint _waits(Tables t, Game* g):
+    """Whether the loaded position waits as the rules leave one: on a count's real choice (PRO-R2)
+    or on one of the active seat's two actions."""
+    cdef Player* p
+    cdef long long lowest = 0, levels = 0, lo = 0, hi = 0
+    if g.phase == P_ACTIONS:
+        return 1 <= g.actions_left <= ACTIONS_PER_TURN and g.queue_len == 0
+    if g.queue_len < 1:
+        return False
+    p = &g.players[g.queue[0]]
+    if g.symbol == S_ENERGY:
+        return p.energy < 0 and _energy_choice(p, 2 if g.phase == P_FINAL else 1, &lowest, &levels)
+    if g.symbol == S_RESEARCH and g.phase == P_COUNT:
+        _research_range(t, p, _shown(t, p).s[S_RESEARCH], &lo, &hi)
+        return hi > lo
+    return False
+
+
 cdef bint _load(Tables t, object state, Game* g) except -1:
     """`state` (games/prosperity/state.py) as C arrays; False for what the playout does not take."""
     cdef int k, j
@@ -596,7 +614,13 @@ cdef bint _load(Tables t, object state, Game* g) except -1:
     if phase is None or state.over:
         return False
     n = state.num_players
-    if not 2 <= n <= MAX_PLAYERS or len(state.deck) > MAX_DECK or len(state.research_board) > MAX_TILES:
+    deck, board = len(state.deck), len(state.research_board)
+    # The research board grows by the deck's tiles: both must fit its array.
+    if not 2 <= n <= MAX_PLAYERS or len(state.players) != n or deck > MAX_DECK or board + deck > MAX_TILES:
+        return False
+    if not 0 <= state.active < n or len(state.queue) > n or any(not 0 <= seat < n for seat in state.queue):
+        return False
+    if state.symbol and state.symbol not in SYMBOLS:
         return False
     index = t.tile_index
     g.n = n
@@ -613,18 +637,26 @@ cdef bint _load(Tables t, object state, Game* g) except -1:
         if tid == HIDDEN_TILE or tid not in index:
             return False
         g.deck[k] = index[tid]
-    g.last_drawn = index[state.drawn[len(state.drawn) - 1]] if state.drawn else -1
+    if phase == P_COUNT and not state.drawn:
+        return False
     g.board_len = len(state.research_board)
     for k, tid in enumerate(state.research_board):
+        if tid not in index:
+            return False
         g.board[k] = index[tid]
     for k in range(N_SYMBOLS):
         g.left[k] = t.count_totals[k]
     for tid in state.drawn:
+        if tid not in index:
+            return False
         k = t.count[index[tid]]
         if k >= 0:
             g.left[k] -= 1
+    g.last_drawn = index[state.drawn[len(state.drawn) - 1]] if state.drawn else -1
     for k, pl in enumerate(state.players):
-        if not pl.side:
+        if pl.side not in t.board_index or len(pl.stacks) != t.n_spaces[t.board_index[pl.side]]:
+            return False
+        if pl.money < 0 or pl.discs < 0 or any(not 0 <= r <= t.research_top for r in pl.research):
             return False
         g.players[k].board = t.board_index[pl.side]
         g.players[k].money = pl.money
@@ -635,15 +667,18 @@ cdef bint _load(Tables t, object state, Game* g) except -1:
         g.players[k].energy = pl.energy
         g.players[k].ecology = pl.ecology
         for j, stack in enumerate(pl.stacks):
+            if stack and stack[len(stack) - 1] not in index:
+                return False
             g.players[k].top[j] = index[stack[len(stack) - 1]] if stack else -1
     g.forced = 0
-    return True
+    return _waits(t, g)
 
 
 def playout(Tables tables, state):
     """Play `state` (a Prosperity state waiting on a count's choice or an action) to the end with the
-    greedy bot in every seat. Returns (winners, forced moves), or None for a state it does not take
-    (set-up, over, a hidden deck). `state` is not changed."""
+    greedy bot in every seat. Returns (winners, forced moves, points, money left), or None for a
+    state it does not take (set-up, over, a hidden deck, a position the rules do not leave). `state`
+    is not changed."""
     cdef Game g
     cdef int k, best
     if not _load(tables, state, &g):
@@ -659,4 +694,4 @@ def playout(Tables tables, state):
             best = k
     winners = [k for k in range(g.n)
                if g.players[k].points == g.players[best].points and g.players[k].money == g.players[best].money]
-    return winners, g.forced
+    return winners, g.forced, [g.players[k].points for k in range(g.n)], [g.players[k].money for k in range(g.n)]

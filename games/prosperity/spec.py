@@ -11,6 +11,7 @@ import msgspec
 from contracts import prosperity as wire
 from contracts.views.prosperity import ProsperityView
 from games.base import Rules
+from games.bots import Bot
 from games.prosperity import RULES
 from games.prosperity.bots import GreedyBot
 from games.prosperity.components import load, published
@@ -38,11 +39,14 @@ _TABLES: weakref.WeakKeyDictionary[ProsperityRules, tuple[Any, Any]] = weakref.W
 _OWN = frozenset({"data", "data_version"})
 
 
-def _greedy_playout(rules: Rules[Any]) -> Playout | None:
-    """games/prosperity/playout.pyx over `rules`' data: the greedy bot's rollout, in C. None when it
-    is not built (no C compiler at install), for a variant of the rules (a subclass, or an instance
-    given its own attributes), or for data it cannot hold; the search then rolls out in Python."""
+def _greedy_playout(rules: Rules[Any], policy: Bot) -> Playout | None:
+    """games/prosperity/playout.pyx over `rules`' data: `policy`'s rollout, in C, where `policy` is
+    the greedy bot over the same data. None when it is not built (no C compiler at install), for a
+    variant of the rules (a subclass, or an instance given its own attributes), for another bot or a
+    greedy bot over other data, or for data it cannot hold; the search then rolls out in Python."""
     if type(rules) is not ProsperityRules or not _OWN.issuperset(vars(rules)):
+        return None
+    if type(policy) is not GreedyBot or policy.data is not rules.data:
         return None
     try:
         from games.prosperity import playout
@@ -54,16 +58,18 @@ def _greedy_playout(rules: Rules[Any]) -> Playout | None:
             cached = _TABLES[rules] = (rules.data, playout.Tables(rules.data))
         except playout.NotNative:
             return None
-    tables = cached[1]
+    data, tables = cached
 
     def play(game: Any) -> tuple[list[int], int] | None:
-        if game.is_terminal():
+        if game.is_terminal() or rules.data is not data:
+            # Over, or the rules' data replaced since: the bot still values with what it was given.
             return None
         match = game.match
         if any(seat is not None and seat.resigned for seat in match.seats):
             # The referee plays resigned seats' defaults, which the playout does not model.
             return None
-        return playout.playout(tables, match.game)
+        played = playout.playout(tables, match.game)
+        return None if played is None else (played[0], played[1])
 
     return play
 

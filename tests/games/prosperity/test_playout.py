@@ -16,12 +16,14 @@ import msgspec
 import pytest
 
 from contracts.lifecycle import Resign
+from games.bots import RandomBot
 from games.catalog import SPECS
 from games.mcts import MCTSBot, searcher
 from games.offline import OfflineGame, new_game
 from games.play import play_game
 from games.prosperity import RULES
-from games.prosperity.components import ProsperityData
+from games.prosperity.bots import GreedyBot
+from games.prosperity.components import ProsperityData, load
 from games.prosperity.rules import ProsperityRules
 from games.prosperity.state import ACTIONS, COUNT, FINAL, SETUP
 
@@ -63,9 +65,12 @@ def _kind(game: OfflineGame) -> str:
     return f"{s.phase}:{s.symbol}" if s.phase in (COUNT, FINAL) else s.phase
 
 
-def _compare(rules: ProsperityRules, game: OfflineGame, sample: str, seed: int) -> None:
-    """The rollout from a determinization of `game`, both ways: the same returns, and each search's
-    generator left in the same state (a forced move draws from it)."""
+def _compare(rules: ProsperityRules, game: OfflineGame, sample: str, seed: int, seen: Counter[str]) -> None:
+    """The rollout from a determinization of `game`, both ways: the same returns, final points and
+    money left, and each search's generator left in the same state (a forced move draws from it).
+    `seen` counts what the rollout went through."""
+    from games.prosperity import playout
+
     fast, slow = _bots(rules, seed)
     by_c = fast._playout(game.clone(resample=True, rng_seed=sample, keep_events=False))
     assert by_c is not None, f"{sample}: the playout declined a {_kind(game)} position"
@@ -73,6 +78,16 @@ def _compare(rules: ProsperityRules, game: OfflineGame, sample: str, seed: int) 
     slow._rollout(copy)
     assert by_c == copy.returns(), sample
     assert fast._rng.getstate() == slow._rng.getstate(), f"{sample}: forced moves drew differently"
+    end = copy.match.game
+    full = playout.playout(playout.Tables(rules.data), game.clone(resample=True, rng_seed=sample).match.game)
+    assert full is not None and (full[2], full[3]) == (end.final_scores, end.final_money), sample
+    seen[_kind(game)] += 1
+    data = rules.data
+    seen["black board"] += any(p.side == "black" for p in end.players)
+    seen["polluted"] += any(p.discs > data.boards[p.side].pollution_spaces for p in end.players)
+    seen["research top"] += any(data.research_top in p.research for p in end.players)
+    bought = set(end.drawn) - set(end.research_board)
+    seen["special bought"] += any(data.tiles[t].special for t in bought)
 
 
 def _walk(rules: ProsperityRules, games: int, every: float, tag: str) -> Counter[str]:
@@ -91,8 +106,7 @@ def _walk(rules: ProsperityRules, games: int, every: float, tag: str) -> Counter
             assert seat is not None
             legal = game.legal_actions(seat)
             if game.match.game.phase != SETUP and pick.random() < every:
-                _compare(rules, game, f"{tag}-{g}-{game.version}", g)
-                seen[_kind(game)] += 1
+                _compare(rules, game, f"{tag}-{g}-{game.version}", g, seen)
             wild = pick.random() < 0.3
             action = legal[pick.randrange(len(legal))] if wild else bot.choose(game.view(seat), legal, seat)
             game.apply(action, seat)
@@ -101,9 +115,11 @@ def _walk(rules: ProsperityRules, games: int, every: float, tag: str) -> Counter
 
 def test_the_playout_rolls_out_as_the_python_search_does_from_every_kind_of_position() -> None:
     seen = _walk(RULES, 45, 0.2, "playout")
-    assert sum(seen.values()) > 500
-    # Actions, both count choices and the final energy count were all compared.
-    for kind in (ACTIONS, f"{COUNT}:energy", f"{COUNT}:research", f"{FINAL}:energy"):
+    assert sum(seen[k] for k in (ACTIONS, f"{COUNT}:energy", f"{COUNT}:research", f"{FINAL}:energy")) > 500
+    # Actions, both count choices and the final energy count were all compared, and rollouts went
+    # through the black board, a polluted country, a marker at the top and special tiles.
+    for kind in (ACTIONS, f"{COUNT}:energy", f"{COUNT}:research", f"{FINAL}:energy", "black board", "polluted",
+                 "research top", "special bought"):  # fmt: skip
         assert seen[kind] > 0, f"no {kind} position compared: {dict(seen)}"
 
 
@@ -113,21 +129,36 @@ def test_earlier_and_edited_data_are_played_as_the_python_rules_play_them() -> N
         rules = SPEC.with_data(SPEC.package_dir / file)
         assert isinstance(rules, ProsperityRules) and rules.data_version == version
         _walk(rules, 6, 0.15, f"playout-{version}")
-    # Every symbol of every tile and printed face moved, a special tile that cleans more, a longer
-    # research track: values no data file holds.
+    # Values no data file holds: every symbol of the placed tiles and of the printed faces moved
+    # (energy and ecology up or down, the others up), specials that clean or score more, one more
+    # symbol on each pollution track, a longer research track.
     data = RULES.data
-    tiles = {
-        tid: msgspec.structs.replace(
-            t,
-            energy=t.energy + (i % 3 - 1) * (not t.special),
-            capital=t.capital + (i % 2) * (not t.special),
-            clean=t.clean + (t.clean > 0),
-            points=t.points + (t.points > 0),
+
+    def moved(face: Any, i: int) -> Any:
+        return msgspec.structs.replace(
+            face,
+            energy=face.energy + (i % 3 - 1),
+            ecology=face.ecology + ((i + 1) % 3 - 1),
+            capital=face.capital + i % 2,
+            research=face.research + (i + 1) % 2,
+            prosperity=face.prosperity + (i % 4 == 0),
         )
+
+    tiles = {
+        tid: msgspec.structs.replace(t, clean=t.clean + (t.clean > 0), points=t.points + (t.points > 0))
+        if t.special
+        else moved(t, i)
         for i, (tid, t) in enumerate(data.tiles.items())
     }
     boards = {
-        bid: msgspec.structs.replace(b, pollution_prosperity=[*b.pollution_prosperity, 2])
+        bid: msgspec.structs.replace(
+            b,
+            pollution_prosperity=[*b.pollution_prosperity, 2],
+            spaces=[
+                msgspec.structs.replace(sp, printed=moved(sp.printed, j)) if sp.printed else sp
+                for j, sp in enumerate(b.spaces)
+            ],
+        )
         for bid, b in data.boards.items()
     }
     edited = ProsperityRules(
@@ -151,7 +182,7 @@ def test_a_forced_move_draws_as_the_python_rollout_draws() -> None:
     assert fast.playout is not None
     played = fast.playout(game.clone(resample=True, rng_seed="forced", keep_events=False))
     assert played is not None and played[1] > 0
-    _compare(RULES, game, "forced", 3)
+    _compare(RULES, game, "forced", 3, Counter())
 
 
 def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
@@ -168,6 +199,18 @@ def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
     resigned = game.clone(keep_events=False)
     resigned.apply(Resign(), 2)
     assert fast.playout(resigned) is None, "the referee plays a resigned seat's defaults"
+    # A count waiting with one choice only is no position the rules leave (PRO-R2): it would not draw
+    # for a forced move as the Python rollout does.
+    while game.match.game.phase != COUNT:
+        seat = game.current_player()
+        assert seat is not None
+        game.apply(SPEC.greedy().choose(game.view(seat), game.legal_actions(seat), seat), seat)
+    odd = game.clone(keep_events=False)
+    odd.match.game.queue = [odd.match.game.active]
+    head = odd.match.game.players[odd.match.game.active]
+    head.energy, head.money, odd.match.game.symbol = -1, 0, "energy"
+    assert len(odd.legal_actions(odd.current_player())) == 1
+    assert fast.playout(odd) is None
     # The search falls back to its Python rollout there and still chooses.
     bot = searcher(SPEC, seed=1, iterations=3, seconds=None)
     seat = resigned.current_player()
@@ -182,22 +225,36 @@ def test_variants_and_data_it_cannot_hold_get_no_playout() -> None:
         def legal_actions(self, state: Any, seat: int) -> list[msgspec.Struct]:
             return super().legal_actions(state, seat)[:1]
 
-    assert SPEC.greedy_playout(Variant(RULES.data)) is None
+    greedy = SPEC.greedy()
+    assert SPEC.greedy_playout(Variant(RULES.data), greedy) is None
     patched = ProsperityRules(RULES.data)
     patched.legal_actions = Variant(RULES.data).legal_actions  # type: ignore[method-assign]
-    assert SPEC.greedy_playout(patched) is None
+    assert SPEC.greedy_playout(patched, greedy) is None
+    # Only the greedy bot over the rules' own data: another bot, or the greedy bot over other data.
+    assert SPEC.greedy_playout(RULES, RandomBot(0)) is None
+    assert SPEC.greedy_playout(RULES, GreedyBot(load(SPEC.package_dir / "data/prosperity-data-3.toml"))) is None
+    with pytest.raises(ValueError, match="rollout_sample=None"):
+        MCTSBot(RULES, rollout_policy=greedy, playout=SPEC.greedy_playout(RULES, greedy))
+    with pytest.raises(ValueError, match="rollout_policy"):
+        MCTSBot(RULES, rollout_sample=None, playout=SPEC.greedy_playout(RULES, greedy))
     tiles = {tid: msgspec.structs.replace(t, points=t.points and 2**40) for tid, t in RULES.data.tiles.items()}
     huge: ProsperityData = msgspec.structs.replace(RULES.data, tiles=tiles, data_version="playout-huge")
-    assert SPEC.greedy_playout(ProsperityRules(huge)) is None
-    assert SPEC.greedy_playout(ProsperityRules(RULES.data)) is not None
-    # Data replaced after the rules were built: the playout reads the new data.
+    assert SPEC.greedy_playout(ProsperityRules(huge), GreedyBot(huge)) is None
+    assert SPEC.greedy_playout(ProsperityRules(RULES.data), greedy) is not None
+    # Data replaced after the search was built: its bot still values with the data it was given, so
+    # the playout steps aside.
     swapped = ProsperityRules(RULES.data)
-    assert SPEC.greedy_playout(swapped) is not None
-    swapped.data = huge
-    assert SPEC.greedy_playout(swapped) is None
+    play = SPEC.greedy_playout(swapped, greedy)
+    assert play is not None
+    game = new_game(swapped, 2, "playout-swapped", record_events=False)
+    while game.match.game.phase == SETUP:
+        game.apply(game.legal_actions(game.current_player())[0], game.current_player())
+    assert play(game) is not None
+    swapped.data = msgspec.structs.replace(RULES.data, data_version="playout-swapped")
+    assert play(game) is None
 
 
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_search_game_is_the_same_game_with_and_without_the_playout(players: int) -> None:
     """Every seat the hosted search (20 iterations a move): the same commands, scores and winners."""
     played = []
