@@ -4,12 +4,8 @@ the same moves with it as without it."""
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
-import sysconfig
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -26,28 +22,12 @@ from games.prosperity.bots import GreedyBot
 from games.prosperity.components import ProsperityData, load
 from games.prosperity.rules import ProsperityRules
 from games.prosperity.state import ACTIONS, COUNT, FINAL, SETUP
+from tests.games.compiled import why_not_built
 
 SPEC = SPECS["prosperity"]
 
 
-def _why_not_built() -> str | None:
-    """None when the playout must be there: the install compiles it wherever a C compiler is found
-    (pyproject's ext-modules, optional). Missing with a compiler present is a failure, not a skip."""
-    try:
-        import games.prosperity.playout
-    except ImportError:
-        compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-        if shutil.which(os.environ.get("CC", compiler).split()[0]) is None:
-            return "no C compiler here: the install could not build the playout"
-        return None
-    so = Path(games.prosperity.playout.__file__)
-    pyx = so.with_name("playout.pyx")
-    if so.suffix == ".so" and pyx.exists() and so.stat().st_mtime < pyx.stat().st_mtime:
-        pytest.fail("games/prosperity/playout.pyx is newer than its build: reinstall (./dev setup)")
-    return None
-
-
-_NOT_BUILT = _why_not_built()
+_NOT_BUILT = why_not_built("games.prosperity.playout")
 pytestmark = pytest.mark.skipif(_NOT_BUILT is not None, reason=str(_NOT_BUILT))
 
 

@@ -4,11 +4,7 @@ resignations, determinizations, inputs only the Python rules model, and other da
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
-import sysconfig
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -20,25 +16,9 @@ from games.bots import RandomBot
 from games.mcts import MCTSBot
 from games.offline import IllegalAction, OfflineGame, new_game, play
 from games.sentient import RULES, SentientRules
+from tests.games.compiled import why_not_built
 
-
-def _why_not_built() -> str | None:
-    """None when the core must be there: the install compiles it wherever a C compiler is found
-    (pyproject's ext-modules, optional). Missing with a compiler present is a failure, not a skip."""
-    try:
-        import games.sentient.native
-    except ImportError:
-        compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-        if shutil.which(os.environ.get("CC", compiler).split()[0]) is None:
-            return "no C compiler here: the install could not build the native core"
-        return None
-    so, pyx = Path(games.sentient.native.__file__), Path(games.sentient.native.__file__).with_name("native.pyx")
-    if so.suffix == ".so" and pyx.exists() and so.stat().st_mtime < pyx.stat().st_mtime:
-        pytest.fail("games/sentient/native.pyx is newer than its build: reinstall (./dev setup)")
-    return None
-
-
-_NOT_BUILT = _why_not_built()
+_NOT_BUILT = why_not_built("games.sentient.native")
 pytestmark = pytest.mark.skipif(_NOT_BUILT is not None, reason=str(_NOT_BUILT))
 
 
