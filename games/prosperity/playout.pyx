@@ -11,7 +11,7 @@ floats, the ties and therefore the moves come out the same.
 
 It is never the referee's and writes nothing: it reads a determinized state the search already
 holds and returns who won. It must stay the same playout: tests/games/prosperity/test_playout.py
-plays it against the Python rollout (rules, view and greedy bot) from thousands of positions of
+plays it against the Python rollout (rules, view and greedy bot) from hundreds of positions of
 seeded games, on the shipped data and on edited copies, and a search game with and without it
 picks every move the same. A change to the rules or to the greedy bot that this file does not
 follow fails there.
