@@ -19,6 +19,9 @@ follow fails there.
 
 from libc.math cimport INFINITY
 
+from games.prosperity import bots as greedy
+from games.prosperity import fold
+from games.prosperity import scoring as sc
 from games.prosperity.components import COLOUR_OF, SYMBOLS
 from games.prosperity.state import ACTIONS, COUNT, FINAL, HIDDEN_TILE
 
@@ -46,30 +49,32 @@ cdef enum:
     P_FINAL = 3
     P_OVER = 4
 
-# games/prosperity/scoring.py
-cdef int ENERGY_GAIN = 50
-cdef int ENERGY_PAY = 100
-cdef int ECOLOGY_REFUND = 50
-cdef int CAPITAL_GAIN = 100
-cdef int INCOME = 100
-cdef int BASE_PRICE = 100
-cdef int PRICE_STEP = 100
-cdef int BELOW_PRICE = 50
-cdef int CONVERSION = 300
-# games/prosperity/fold.py
-cdef int ACTIONS_PER_TURN = 2
-# games/prosperity/bots.py (the greedy bot's weights and final counts)
-cdef double NEGATIVE_ENERGY = 0.4
-cdef double DISC_REMOVED = 0.5
-cdef double DISC_HELD = 0.3
-cdef int DANGER_MARGIN = 3
-cdef double DANGER = 1.5
-cdef double RESEARCH_SYMBOL = 0.3
-cdef double RESEARCH_STEP = 0.25
-cdef double BALANCE = 0.05
-cdef double UNLOCK = 0.5
+# The rules' amounts and the greedy bot's weights, read from their modules once at import (C globals
+# after that), so that a change there reaches the playout too.
+cdef int ENERGY_GAIN = sc.ENERGY_GAIN
+cdef int ENERGY_PAY = sc.ENERGY_PAY
+cdef int ECOLOGY_REFUND = sc.ECOLOGY_REFUND
+cdef int CAPITAL_GAIN = sc.CAPITAL_GAIN
+cdef int INCOME = sc.INCOME
+cdef int BASE_PRICE = sc.BASE_PRICE
+cdef int PRICE_STEP = sc.PRICE_STEP
+cdef int BELOW_PRICE = sc.BELOW_PRICE
+cdef int CONVERSION = sc.CONVERSION
+cdef int MAJORITY_FIRST = sc.MAJORITY_FIRST
+cdef int MAJORITY_SECOND = sc.MAJORITY_SECOND
+cdef int MAJORITY_TIE = sc.MAJORITY_TIE
+cdef int ACTIONS_PER_TURN = fold.ACTIONS_PER_TURN
+cdef double NEGATIVE_ENERGY = greedy.NEGATIVE_ENERGY
+cdef double DISC_REMOVED = greedy.DISC_REMOVED
+cdef double DISC_HELD = greedy.DISC_HELD
+cdef int DANGER_MARGIN = greedy.DANGER_MARGIN
+cdef double DANGER = greedy.DANGER
+cdef double RESEARCH_SYMBOL = greedy.RESEARCH_SYMBOL
+cdef double RESEARCH_STEP = greedy.RESEARCH_STEP
+cdef double BALANCE = greedy.BALANCE
+cdef double UNLOCK = greedy.UNLOCK
 cdef int FINAL_COUNTS[N_SYMBOLS]
-FINAL_COUNTS[:] = [2, 2, 1, 0, 1]
+FINAL_COUNTS[:] = [greedy.FINAL_COUNTS[symbol] for symbol in SYMBOLS]
 
 _PHASES = {COUNT: P_COUNT, ACTIONS: P_ACTIONS, FINAL: P_FINAL}
 _COLOURS = ("pink", "yellow", "green", "blue")
@@ -417,8 +422,8 @@ cdef void _finish(Tables t, Game* g):
         g.players[seat].points += converted
     for k in range(n):
         _count(t, g, (g.active + k) % n, S_RESEARCH, True)
-    # Research majorities (scoring.majority): 3 / 1; a tie for first 2 each and no second; a tie
-    # for second nobody.
+    # Research majorities (scoring.majority): first / second; a tie for first the tie points each and
+    # no second; a tie for second nobody.
     for track in range(2):
         for k in range(n):
             pos[k] = g.players[k].r[track]
@@ -432,13 +437,13 @@ cdef void _finish(Tables t, Game* g):
         if n_first > 1:
             for k in range(n):
                 if pos[k] == first:
-                    g.players[k].points += 2
+                    g.players[k].points += MAJORITY_TIE
             continue
         best = -1
         second = 0
         for k in range(n):
             if pos[k] == first:
-                g.players[k].points += 3
+                g.players[k].points += MAJORITY_FIRST
             elif best < 0 or pos[k] > second:
                 second = pos[k]
                 best = k
@@ -448,7 +453,7 @@ cdef void _finish(Tables t, Game* g):
                 if pos[k] == second:
                     n_second += 1
             if n_second == 1:
-                g.players[best].points += 1
+                g.players[best].points += MAJORITY_SECOND
     for k in range(n):
         _count(t, g, (g.active + k) % n, S_PROSPERITY, True)
     g.phase = P_OVER
