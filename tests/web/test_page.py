@@ -373,6 +373,38 @@ async def test_the_lobby_refreshing_keeps_the_row_a_user_is_on(stack: Stack, bro
         await api.close()
 
 
+async def test_a_later_lobby_page_refreshes_too(stack: Stack, browser: Browser) -> None:
+    """A page after the first (the games after its cursor) is redrawn as its games change, and
+    stays that page: a game created since does not push rows into it."""
+    api = stack.api()
+    try:
+        target = await api.create("sentient", 2)
+        # Twenty newer games fill the first page (the lobby shows 20), so the target opens the second.
+        newer = [await api.create("sentient", 2) for _ in range(20)]
+        page, _seen = await browser.page()
+        await page.goto(stack.url + "/?title=sentient")
+        await page.locator(f"tr[data-game-id='{newer[0]}']").wait_for()
+        await page.get_by_role("button", name="Older →").click()
+        row = page.locator(f"tr[data-game-id='{target}']")
+        await row.wait_for()
+        assert "cursor=" in page.url
+        assert await page.locator("tbody tr").first.get_attribute("data-game-id") == target
+        await api.join(target, 0, "zed")
+        newest = await api.create("sentient", 2)
+        await page.wait_for_function(
+            "(id) => document.querySelector(`tr[data-game-id='${id}']`)?.innerText.includes('zed')",
+            arg=target,
+            timeout=15_000,
+        )
+        assert await page.locator("tbody tr").first.get_attribute("data-game-id") == target
+        assert await page.locator(f"tr[data-game-id='{newest}']").count() == 0
+        assert "cursor=" in page.url
+        await page.get_by_role("button", name="← Newer").click()
+        await page.locator(f"tr[data-game-id='{newest}']").wait_for()
+    finally:
+        await api.close()
+
+
 async def test_a_fast_game_watched_live_to_its_end(stack: Stack, browser: Browser) -> None:
     """Bots play hundreds of events a second: the page keeps up, lands on the last version, and
     shows the result, the fairness badge and the download once the game is over."""

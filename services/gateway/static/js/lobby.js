@@ -1,5 +1,6 @@
-// The lobby: every game, newest first, filtered by title and status, a page at a time; it
-// refreshes itself while showing the first page.
+// The lobby: every game, newest first, filtered by title and status, a page at a time; whichever
+// page it shows refreshes itself (a later page is the games after its cursor, so its rows change
+// only as those games do).
 
 import { getJSON } from "./api.js";
 import { clear, h, titleCase } from "./dom.js";
@@ -192,7 +193,7 @@ export async function showLobby(main, query) {
     const same = JSON.stringify([cursor, list]) === shownList;
     shownList = JSON.stringify([cursor, list]);
     clearTimeout(timer);
-    if (!cursor) timer = setTimeout(() => document.body.contains(tbody) && page(""), 5000);
+    timer = setTimeout(() => document.body.contains(tbody) && page(cursor), 5000);
     // After the list's answer (which is drawn in this same tick): ratings for the filter shown
     // mean the list for it is drawn too.
     rate();
@@ -200,7 +201,7 @@ export async function showLobby(main, query) {
     const next = new Map();
     const rows = list.games.map((g) => row(g, next));
     drawn = next;
-    if (!rows.length) rows.push(h("tr", {}, h("td", { colspan: 5 }, "No games yet. Create some with ./dev demo or dicestream new.")));
+    if (!rows.length) rows.push(h("tr", {}, h("td", { colspan: 5 }, cursor ? "No older games." : "No games yet. Create some with ./dev demo or dicestream new.")));
     place(rows);
     total.textContent = `${list.total} game${list.total === 1 ? "" : "s"}`;
     newer.disabled = !cursor;
