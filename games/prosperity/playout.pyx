@@ -75,6 +75,9 @@ cdef double BALANCE = greedy.BALANCE
 cdef double UNLOCK = greedy.UNLOCK
 cdef int FINAL_COUNTS[N_SYMBOLS]
 FINAL_COUNTS[:] = [greedy.FINAL_COUNTS[symbol] for symbol in SYMBOLS]
+# The rules' final count: how many times it takes each symbol (scoring.FINAL_TIMES).
+cdef int FINAL_TIMES[N_SYMBOLS]
+FINAL_TIMES[:] = [sc.FINAL_TIMES[symbol] for symbol in SYMBOLS]
 
 _PHASES = {COUNT: P_COUNT, ACTIONS: P_ACTIONS, FINAL: P_FINAL}
 _COLOURS = ("pink", "yellow", "green", "blue")
@@ -311,7 +314,7 @@ cdef inline void _split(Tables t, Player* p, long long steps, long long share):
 cdef bint _count(Tables t, Game* g, int seat, int symbol, bint final):
     """Count `symbol` for `seat` unless it must choose (then False, nothing changed)."""
     cdef Player* p = &g.players[seat]
-    cdef int times = 2 if final and (symbol == S_ENERGY or symbol == S_ECOLOGY) else 1
+    cdef int times = FINAL_TIMES[symbol] if final else 1
     cdef long long lowest = 0, levels = 0, lo = 0, hi = 0, removed
     cdef Shown shown
     if symbol == S_ENERGY:
@@ -469,7 +472,7 @@ cdef void _choose_count(Tables t, Game* g):
     cdef Valuer w
     cdef Shown shown = _shown(t, p)
     cdef bint final = g.phase == P_FINAL
-    cdef int times = 2 if final else 1
+    cdef int times = FINAL_TIMES[S_ENERGY] if final else 1  # the choice is energy's (research's takes no times)
     cdef long long lowest = 0, levels = 0, lo = 0, hi = 0, k, choice = 0, de, dc, steps
     cdef double v, best = -INFINITY
     _valuer(g, p, &w)

@@ -130,7 +130,7 @@ class ProsperityRules:
         `choice`: discs taken (energy) or energy-track steps (research), already validated."""
         p = s.players[seat]
         board = self.data.boards[p.side]
-        times = 2 if final and symbol in ("energy", "ecology") else 1
+        times = sc.count_times(symbol, final)
         if symbol == "energy":
             if p.energy >= 0:
                 level = p.energy * times

@@ -21,6 +21,9 @@ BASE_PRICE = 100
 PRICE_STEP = 100
 BELOW_PRICE = 50
 CONVERSION = 300  # euros per prosperity point at the end
+# How many times the final count takes each symbol ("2 * Energía", "2 * Ecología", the rest once);
+# a count during play takes every symbol once.
+FINAL_TIMES = {"energy": 2, "ecology": 2, "capital": 1, "research": 1, "prosperity": 1}
 MAJORITY_FIRST, MAJORITY_SECOND, MAJORITY_TIE = 3, 1, 2
 
 
@@ -72,6 +75,11 @@ def price(tile_level: int, marker: int) -> int:
     if tile_level < marker:
         return BELOW_PRICE
     return BASE_PRICE + PRICE_STEP * (tile_level - marker)
+
+
+def count_times(symbol: str, final: bool) -> int:
+    """How many times a count takes `symbol`: FINAL_TIMES in the final count, else once."""
+    return FINAL_TIMES[symbol] if final else 1
 
 
 def energy_options(total: int, times: int, money: int) -> range:
@@ -138,6 +146,6 @@ def pending_options(data: ProsperityData, state: ProsperityState, seat: int) -> 
     (research)."""
     p = state.players[seat]
     if state.symbol == "energy":
-        return energy_options(p.energy, 2 if state.phase == FINAL else 1, p.money)
+        return energy_options(p.energy, count_times("energy", state.phase == FINAL), p.money)
     steps = shown(data, data.boards[p.side], p.stacks).research
     return research_range(steps, p.research, data.research_top)
