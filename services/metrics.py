@@ -51,3 +51,8 @@ TRIMMED = Counter(
 )
 TRIM_FAILURES = Counter("dicestream_trim_failures_total", "Streams that could not be trimmed (logged).", ["stream"])
 CLIENTS = Gauge("dicestream_clients_registered", "Trusted clients whose own intakes the referee reads.")
+NATIVE = Gauge(
+    "dicestream_native_module",
+    "1 when a native module (compiled at install) is loaded, 0 when its Python fallback runs instead.",
+    ["module"],
+)
