@@ -75,9 +75,9 @@ cdef double BALANCE = greedy.BALANCE
 cdef double UNLOCK = greedy.UNLOCK
 cdef int FINAL_COUNTS[N_SYMBOLS]
 FINAL_COUNTS[:] = [greedy.FINAL_COUNTS[symbol] for symbol in SYMBOLS]
-# The rules' final count: how many times it takes each symbol (scoring.FINAL_TIMES).
+# Read from the rules' scoring like the amounts above, so a change to the final count reaches the playout.
 cdef int FINAL_TIMES[N_SYMBOLS]
-FINAL_TIMES[:] = [sc.FINAL_TIMES[symbol] for symbol in SYMBOLS]
+FINAL_TIMES[:] = [sc.count_times(symbol, True) for symbol in SYMBOLS]
 
 _PHASES = {COUNT: P_COUNT, ACTIONS: P_ACTIONS, FINAL: P_FINAL}
 _COLOURS = ("pink", "yellow", "green", "blue")
@@ -608,7 +608,7 @@ cdef bint _waits(Tables t, Game* g):
         return False
     p = &g.players[g.queue[0]]
     if g.symbol == S_ENERGY:
-        return p.energy < 0 and _energy_choice(p, 2 if g.phase == P_FINAL else 1, &lowest, &levels)
+        return p.energy < 0 and _energy_choice(p, FINAL_TIMES[S_ENERGY] if g.phase == P_FINAL else 1, &lowest, &levels)
     if g.symbol == S_RESEARCH and g.phase == P_COUNT:
         _research_range(t, p, _shown(t, p).s[S_RESEARCH], &lo, &hi)
         return hi > lo

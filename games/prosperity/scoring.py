@@ -21,9 +21,10 @@ BASE_PRICE = 100
 PRICE_STEP = 100
 BELOW_PRICE = 50
 CONVERSION = 300  # euros per prosperity point at the end
-# How many times the final count takes each symbol ("2 * Energía", "2 * Ecología", the rest once);
-# a count during play takes every symbol once.
-FINAL_TIMES = {"energy": 2, "ecology": 2, "capital": 1, "research": 1, "prosperity": 1}
+# The final count takes energy and ecology twice ("2 * Energía", "2 * Ecología"), the rest once, as
+# does every count during play. Only energy's and ecology's counts multiply by it: capital,
+# research and prosperity count what is shown.
+FINAL_TIMES = {"energy": 2, "ecology": 2}
 MAJORITY_FIRST, MAJORITY_SECOND, MAJORITY_TIE = 3, 1, 2
 
 
@@ -79,7 +80,7 @@ def price(tile_level: int, marker: int) -> int:
 
 def count_times(symbol: str, final: bool) -> int:
     """How many times a count takes `symbol`: FINAL_TIMES in the final count, else once."""
-    return FINAL_TIMES[symbol] if final else 1
+    return FINAL_TIMES.get(symbol, 1) if final else 1
 
 
 def energy_options(total: int, times: int, money: int) -> range:

@@ -49,7 +49,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.leases import leases_for
-from services.native import report_native
+from services.native import SEARCH_MODULES, report_native
 from services.redis_conn import AnyRedis, connect, is_cluster, transient
 from services.service import Service, settle_gc
 from services.shards import Batch, reader_for
@@ -634,9 +634,10 @@ class BotRunnerService(Service):
         # A search beats once per move: allow it its budget, several times over.
         self.supervisor.spawn("think", self.runner.think, silence_s=max(30.0, 3 * self.settings.ismcts_ms / 1000 + 10))
         self.supervisor.spawn("lobby", self._watch_lobby)
+        # A search without its native rollout runs each iteration on the Python rules, so fewer fit in
+        # a move's budget: say so. Before settle_gc, since this first import allocates what stays.
+        report_native(log, SEARCH_MODULES)
         settle_gc()
-        # Without them each search iteration runs on the Python rules: fewer fit in a move's budget.
-        report_native(log)
         log.info("botrunner_started", holder=self.leases.holder, bots=list(self.settings.bots))
 
     async def stop(self) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from games.catalog import SPECS
 from tests.deploy.manifests import ROOT
+from tests.games.compiled import c_compiler
 
 # Tracked files under the packages that are documentation, not read by the code.
 NOT_PACKAGE_DATA = {"bench/README.md"}
@@ -146,7 +147,7 @@ def test_the_wheel_alone_imports_every_module(built: tuple[list[str], Path, Path
 def test_the_wheel_holds_the_native_modules_where_a_compiler_is(built: tuple[list[str], Path, Path, Path]) -> None:
     # The image's build stage has a compiler (Dockerfile); pip skips an optional module it cannot
     # compile without failing, so a wheel built with one must hold every module pyproject names.
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
+    if c_compiler() is None:
         pytest.skip("no C compiler: the native modules are skipped, as they are meant to be")
     _, wheel, _, _ = built
     names = zipfile.ZipFile(wheel).namelist()

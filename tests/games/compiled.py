@@ -12,14 +12,19 @@ from pathlib import Path
 import pytest
 
 
+def c_compiler() -> str | None:
+    """The C compiler an install would build with ($CC, else Python's own CC), if it is here."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(os.environ.get("CC", compiler).split()[0])
+
+
 def why_not_built(module: str) -> str | None:
     """None when `module` must be there. Missing with a compiler present is a failure, not a skip,
     and so is a build older than its source."""
     try:
         built = importlib.import_module(module)
     except ImportError:
-        compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-        if shutil.which(os.environ.get("CC", compiler).split()[0]) is None:
+        if c_compiler() is None:
             return f"no C compiler here: the install could not build {module}"
         return None
     so = Path(built.__file__ or "")

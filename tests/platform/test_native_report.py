@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import tomllib
+from collections.abc import Iterator
 
 import pytest
 import structlog
@@ -12,7 +13,8 @@ from prometheus_client import REGISTRY
 
 from dicestream.runtime import running
 from services.config import Settings
-from services.native import NATIVE_MODULES, missing_native, report_native
+from services.metrics import NATIVE
+from services.native import NATIVE_MODULES, SEARCH_MODULES, missing_native, report_native
 from tests.deploy.manifests import ROOT
 from tests.games.compiled import why_not_built
 
@@ -21,6 +23,14 @@ HIDDEN = "games.prosperity.playout"
 
 def gauge(module: str) -> float | None:
     return REGISTRY.get_sample_value("dicestream_native_module", {"module": module})
+
+
+@pytest.fixture(autouse=True)
+def no_gauge() -> Iterator[None]:
+    # The registry is the process's: each test starts and ends without the gauge's samples.
+    NATIVE.clear()
+    yield
+    NATIVE.clear()
 
 
 def test_the_list_is_pyprojects() -> None:
@@ -57,7 +67,9 @@ def test_a_built_module_is_reported_loaded(module: str) -> None:
 async def test_the_bot_runner_reports_at_start(
     settings: Settings, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    assert HIDDEN in SEARCH_MODULES
     monkeypatch.setitem(sys.modules, HIDDEN, None)
+    assert gauge(HIDDEN) is None
     with structlog.testing.capture_logs() as logs:
         async with running(settings, redis_url, ("botrunner",)):
             pass
@@ -65,3 +77,5 @@ async def test_the_bot_runner_reports_at_start(
     warned = [e for e in logs if e["event"] == "native_module_missing"]
     assert HIDDEN in [e["module"] for e in warned]
     assert gauge(HIDDEN) == 0
+    # Only what its search uses: Sentient's core steps offline games, which it never plays.
+    assert [m for m in NATIVE_MODULES if gauge(m) is not None] == list(SEARCH_MODULES)

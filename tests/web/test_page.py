@@ -379,8 +379,20 @@ async def test_a_later_lobby_page_refreshes_too(stack: Stack, browser: Browser) 
     api = stack.api()
     try:
         target = await api.create("sentient", 2)
+        await asyncio.sleep(0.01)  # a later millisecond: games created in the same one sort by id
         # Twenty newer games fill the first page (the lobby shows 20), so the target opens the second.
         newer = [await api.create("sentient", 2) for _ in range(20)]
+        # A created game reaches the list once the projector has it: wait until the first page is
+        # the twenty, or the second page would start elsewhere.
+        first_page = [*reversed(newer)]
+        deadline = time.monotonic() + 15
+        while True:
+            listed = (await api.request("GET", "/v1/games", params={"title": "sentient", "limit": 20})).json()
+            ids = [g["game_id"] for g in listed["games"]]
+            if sorted(ids) == sorted(first_page) or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.05)
+        assert sorted(ids) == sorted(first_page), ids
         page, _seen = await browser.page()
         await page.goto(stack.url + "/?title=sentient")
         await page.locator(f"tr[data-game-id='{newer[0]}']").wait_for()
