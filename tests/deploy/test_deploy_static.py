@@ -11,6 +11,7 @@ test_compose.py, test_packaging.py, test_redis_auth.py.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import json
 import re
 import shlex
@@ -276,6 +277,21 @@ def test_dockerfile_refuses_an_image_without_the_native_modules() -> None:
     imported = {name.strip(' "') for name in check.split("import", 1)[1].split(",")}
     assert imported == {m["name"] for m in modules}, (imported, modules)
     assert runs.index("pip install") < runs.index(check), "the check runs on the installed wheel"
+
+
+def test_dockerignore_keeps_host_builds_out_of_the_image() -> None:
+    """The build stage compiles the native modules itself: a host's .so (another Python or libc,
+    or older than its .pyx) or generated .c in the context could end up in the wheel instead."""
+    lines = (ROOT / ".dockerignore").read_text().splitlines()
+    patterns = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    assert "**/*.so" in patterns and "**/__pycache__" in patterns
+    modules = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["ext-modules"]
+    for module in modules:
+        generated = Path(module["sources"][0]).with_suffix(".c")
+        assert any(fnmatch.fnmatch(str(generated), p) for p in patterns), f"{generated} reaches the build context"
+    copied = " ".join(v for i, v in dockerfile() if i == "COPY")
+    for needed in ("pyproject.toml", "README.m[d]", "games", "services"):
+        assert needed in copied and not any(fnmatch.fnmatch(needed, p) for p in patterns), needed
 
 
 def test_dockerfile_sets_only_known_env_vars_and_exposes_the_ports() -> None:
