@@ -97,10 +97,10 @@ def openings(
         f"[bold]{r.game}[/], {r.players} players: {r.games} finished games{left} ({', '.join(r.data_versions)})"
     )
     won = Table(title="Win share by turn position (0 plays first)")
-    for name in ("position", "wins", "share"):
+    for name in ("position", "wins", "share", "mean score"):
         won.add_column(name, justify="right")
     for p in r.positions:
-        won.add_row(str(p.position), f"{p.wins:g}", f"{p.share:.3f}")
+        won.add_row(str(p.position), f"{p.wins:g}", f"{p.share:.3f}", f"{p.mean_score:.1f}")
     console.print(won)
     opened = Table(title=f"Openings: the first {r.first} things taken, by position (top {top})")
     for name, justify in (("position", "right"), ("opening", "left"), ("games", "right"), ("won", "right")):
@@ -117,3 +117,11 @@ def openings(
     for i in r.items:
         items.add_row(i.item, str(i.games), str(i.takers), " / ".join(map(str, i.by_position)), f"{i.share:.2f}")
     console.print(items)
+    wrote = Table(title="Events naming a seat, a game on average, by position")
+    wrote.add_column("event", justify="left")
+    wrote.add_column("games", justify="right")
+    for position in range(r.players):
+        wrote.add_column(str(position), justify="right")
+    for e in r.events:
+        wrote.add_row(e.event, str(e.games), *(f"{x:.2f}" for x in e.by_position))
+    console.print(wrote)

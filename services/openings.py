@@ -20,6 +20,7 @@ import msgspec
 from contracts import codec
 from contracts import lifecycle as lc
 from contracts.outcome import ACCEPTED
+from contracts.registry import type_name
 from games import match as m
 from games.catalog import rules_for, spec_for
 from games.spec import GameSpec
@@ -35,6 +36,17 @@ class PositionRow(msgspec.Struct, frozen=True, kw_only=True):
     games: int
     wins: float
     share: float
+    mean_score: float  # the game's final score (rules.result), a game on average
+
+
+class EventRow(msgspec.Struct, frozen=True, kw_only=True):
+    """How often an event naming a seat (`seat`) was written for each position, a game on average,
+    and the games it was written in at all: the tempo behind a share (tiles bought, Income taken,
+    dives, end triggers)."""
+
+    event: str
+    games: int
+    by_position: list[float]
 
 
 class Opening(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,6 +84,7 @@ class Openings(msgspec.Struct, frozen=True, kw_only=True):
     positions: list[PositionRow]
     openings: list[Opening]  # most played first, per position
     items: list[ItemRow]  # taken in at least min_share x games, highest win share first
+    events: list[EventRow]  # every event type that names a seat, by name
 
 
 class ReadGame(msgspec.Struct, kw_only=True):
@@ -80,6 +93,9 @@ class ReadGame(msgspec.Struct, kw_only=True):
     order: list[int]
     winners: list[int]
     taken: dict[int, list[str]]
+    scores: list[int]
+    # Per seat, the events naming it (`seat`), by type name.
+    wrote: dict[int, dict[str, int]]
 
 
 def judged_states(history: History, took: Callable[[msgspec.Struct], None]) -> Iterator[m.Match]:
@@ -105,11 +121,19 @@ def read_game(spec: GameSpec, history: History) -> tuple[m.Match, ReadGame | Non
     assert hook is not None
     alone: list[int] = []
     taken: dict[int, list[str]] = defaultdict(list)
+    wrote: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    own = f"{spec.name}."
 
     def took(event: msgspec.Struct) -> None:
         got = hook(event)
         if got is not None:
             taken[got[0]].append(got[1])
+        seat = getattr(event, "seat", None)
+        if type(seat) is int:
+            kind = type_name(event)
+            # The game's own events: the lifecycle's (a seat joined) say nothing of how it played.
+            if kind.startswith(own):
+                wrote[seat][kind] += 1
 
     agg = m.Match(game_id=history.game_id)
     for agg in judged_states(history, took):
@@ -125,7 +149,13 @@ def read_game(spec: GameSpec, history: History) -> tuple[m.Match, ReadGame | Non
         order = spec.turn_order(agg.game)
     else:
         order = alone + [s for s in range(n) if s not in alone]
-    return agg, ReadGame(order=order, winners=list(agg.result.winners), taken=dict(taken))
+    return agg, ReadGame(
+        order=order,
+        winners=list(agg.result.winners),
+        taken=dict(taken),
+        scores=list(agg.result.scores),
+        wrote={seat: dict(kinds) for seat, kinds in wrote.items()},
+    )
 
 
 def _created(history: History) -> lc.GameCreated:
@@ -211,6 +241,9 @@ def _tally(
     min_share: float,
 ) -> Openings:
     wins = [0.0] * n
+    scores = [0] * n
+    wrote: dict[str, list[int]] = defaultdict(lambda: [0] * n)
+    written_in: dict[str, int] = defaultdict(int)
     opened: dict[tuple[int, tuple[str, ...]], list[float]] = defaultdict(lambda: [0, 0.0])
     takers: dict[str, list[int]] = defaultdict(lambda: [0] * n)
     taker_wins: dict[str, float] = defaultdict(float)
@@ -218,10 +251,15 @@ def _tally(
     for g in played:
         for item in {i for things in g.taken.values() for i in things}:
             taken_in[item] += 1
+        for kind in {k for kinds in g.wrote.values() for k in kinds}:
+            written_in[kind] += 1
         share = {s: 1.0 / len(g.winners) for s in g.winners}
         for position, seat in enumerate(g.order):
             won = share.get(seat, 0.0)
             wins[position] += won
+            scores[position] += g.scores[seat]
+            for kind, count in g.wrote.get(seat, {}).items():
+                wrote[kind][position] += count
             took = g.taken.get(seat, [])
             row = opened[position, tuple(took[:first])]
             row[0] += 1
@@ -231,7 +269,18 @@ def _tally(
                 taker_wins[item] += won
     games = len(played)
     positions = [
-        PositionRow(position=p, games=games, wins=w, share=w / games if games else 0.0) for p, w in enumerate(wins)
+        PositionRow(
+            position=p,
+            games=games,
+            wins=w,
+            share=w / games if games else 0.0,
+            mean_score=scores[p] / games if games else 0.0,
+        )
+        for p, w in enumerate(wins)
+    ]
+    events = [
+        EventRow(event=kind, games=written_in[kind], by_position=[c / games for c in by])
+        for kind, by in sorted(wrote.items())
     ]
     openings = [
         Opening(position=p, items=list(items), games=int(c), wins=w, share=w / c)
@@ -263,4 +312,5 @@ def _tally(
         positions=positions,
         openings=openings,
         items=items,
+        events=events,
     )

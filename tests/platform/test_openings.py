@@ -57,6 +57,9 @@ def test_positions_are_the_balance_runs_and_every_game_is_read(tmp_path: Path, g
     assert (doc["game"], doc["players"], doc["games"], doc["unfinished"]) == (game, 3, 8, 0)
     assert doc["data_versions"] == [GAMES[game].data_version]
     assert [p["wins"] for p in doc["positions"]] == pytest.approx([p["wins"] for p in table["positions"]])
+    assert [p["mean_score"] for p in doc["positions"]] == pytest.approx([p["mean_score"] for p in table["positions"]])
+    # Every title writes its turns as events naming the seat whose turn it is.
+    assert doc["events"] and all(e["event"].startswith(f"{game}.") for e in doc["events"])
     for position in range(3):
         rows = [o for o in doc["openings"] if o["position"] == position]
         assert sum(o["games"] for o in rows) == 8
@@ -65,23 +68,27 @@ def test_positions_are_the_balance_runs_and_every_game_is_read(tmp_path: Path, g
     assert doc["items"], "nothing taken in 8 games"
 
 
-def _raw(folder: Path) -> list[tuple[int, list[int], dict[int, list[str]]]]:
-    """Per Prosperity game, from the raw JSON lines: first player, winners, tiles bought per seat in order."""
+def _raw(folder: Path) -> list[tuple[int, list[int], dict[int, list[str]], dict[int, Counter[str]]]]:
+    """Per Prosperity game, from the raw JSON lines: first player, winners, tiles bought per seat in
+    order, and per seat the game's events naming it, by type."""
     out = []
     for path in sorted(folder.glob("*.jsonl")):
         first, winners, bought = -1, [], defaultdict(list)
+        wrote: dict[int, Counter[str]] = defaultdict(Counter)
         for line in path.read_text().splitlines():
             row = json.loads(line)
             if row["type"] != "event":
                 continue
             kind, payload = row["event"]["type"], row["event"]["payload"]
+            if kind.startswith("prosperity.") and isinstance(payload.get("seat"), int):
+                wrote[payload["seat"]][kind] += 1
             if kind == "prosperity.TableSet":
                 first = payload["first_player"]
             elif kind == "prosperity.TileBought":
                 bought[payload["seat"]].append(payload["tile"])
             elif kind == "prosperity.GameFinished":
                 winners = payload["winners"]
-        out.append((first, winners, dict(bought)))
+        out.append((first, winners, dict(bought), dict(wrote)))
     return out
 
 
@@ -92,9 +99,15 @@ def test_openings_and_takers_are_what_the_events_say(tmp_path: Path) -> None:
     opened_wins: dict[tuple[int, tuple[str, ...]], float] = defaultdict(float)
     takers: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     taker_wins: dict[str, float] = defaultdict(float)
-    for first, winners, bought in _raw(tmp_path / "kept"):
+    written: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    written_in: Counter[str] = Counter()
+    games = _raw(tmp_path / "kept")
+    for first, winners, bought, wrote in games:
+        written_in.update({kind for kinds in wrote.values() for kind in kinds})
         for position in range(3):
             seat = (first + position) % 3
+            for kind, count in wrote.get(seat, Counter()).items():
+                written[kind][position] += count
             won = 1 / len(winners) if seat in winners else 0.0
             key = (position, tuple(bought.get(seat, [])[:2]))
             opened[key] += 1
@@ -106,6 +119,12 @@ def test_openings_and_takers_are_what_the_events_say(tmp_path: Path) -> None:
     for o in doc["openings"]:
         assert o["wins"] == pytest.approx(opened_wins[o["position"], tuple(o["items"])])
     assert {i["item"]: i["by_position"] for i in doc["items"]} == dict(takers)
+    # Events naming a seat: a game on average per position, and the games they were written in.
+    assert [e["event"] for e in doc["events"]] == sorted(written)
+    for e in doc["events"]:
+        assert e["by_position"] == pytest.approx([c / len(games) for c in written[e["event"]]])
+        assert e["games"] == written_in[e["event"]]
+    assert "prosperity.TileBought" in written
     for i in doc["items"]:
         assert i["takers"] == sum(i["by_position"])
         assert i["share"] == pytest.approx(taker_wins[i["item"]] / i["takers"])
@@ -198,7 +217,7 @@ def test_the_documented_json_shape_is_the_real_one(tmp_path: Path) -> None:
     _kept_run(tmp_path / "kept", "prosperity", 3, 2)
     real = _openings(str(tmp_path / "kept"))
     assert list(example) == list(real)
-    for part in ("positions", "openings", "items"):
+    for part in ("positions", "openings", "items", "events"):
         assert list(example[part][0]) == list(real[part][0])
 
 
@@ -237,7 +256,12 @@ def test_the_tables_are_printed_for_people(tmp_path: Path) -> None:
     done = _cli("openings", str(tmp_path / "kept"), "--top", "1")
     assert done.exit_code == 0, done.output
     assert "artifacts, 2 players: 4 finished games (artifacts-data-3)" in done.output
-    for title in ("Win share by turn position", "Openings: the first 2 things taken", "Taken in at least 0.1"):
+    for title in (
+        "Win share by turn position",
+        "Openings: the first 2 things taken",
+        "Taken in at least 0.1",
+        "Events naming a seat",
+    ):
         assert title in done.output
     assert "upgraded" in done.output
     # --top 1: one opening row a position.
