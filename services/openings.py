@@ -1,4 +1,5 @@
-"""What each turn position took first, and how often a seat that took a thing won: read from logs.
+"""What each turn position took first, how often a seat that took a thing won, each position's mean
+score and the events written for it: read from logs.
 
 `dicestream balance` says how often each turn position wins; a designer tuning the data then asks
 why: which purchase the first player opens with, and whether one tile or card decides the game.
@@ -88,13 +89,15 @@ class Openings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ReadGame(msgspec.Struct, kw_only=True):
-    """One finished game as the report counts it: seats in order of play, winners, what each seat took."""
+    """One finished game as the report counts it: seats in order of play, winners, what each seat
+    took, the final scores, and the game's events naming each seat."""
 
     order: list[int]
     winners: list[int]
     taken: dict[int, list[str]]
     scores: list[int]
-    # Per seat, the events naming it (`seat`), by type name.
+    # Per seat, the game's events naming it (`seat`: the seat that acted, or was counted or awarded),
+    # by type name.
     wrote: dict[int, dict[str, int]]
 
 
