@@ -208,6 +208,13 @@ def report(
                 f"{history.game_id}: played on data {created.data_version!r}, which this build does not keep: "
                 "read it with the build that played it"
             )
+        if kept.rules_version != created.rules_version:
+            # Other rules code may fold the same events into other states (as `verify` refuses to
+            # re-judge such a game).
+            raise NotComparable(
+                f"{history.game_id}: played by rules {created.rules_version!r}, this build runs "
+                f"{kept.rules_version!r}: read it with the build that played it"
+            )
         if current is None:
             current = key
         elif key != current:

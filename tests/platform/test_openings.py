@@ -331,7 +331,17 @@ def test_damaged_or_foreign_logs_are_refused_in_one_line(tmp_path: Path, monkeyp
         if event["version"] == 1:
             event["payload"]["data_version"] = "prosperity-data-99"
 
-    edits = (("first", unknown_first), ("payload", bad_payload), ("chess", not_run_here), ("data", unknown_data))
+    def other_rules(event: dict[str, Any]) -> None:
+        if event["version"] == 1:
+            event["payload"]["rules_version"] = "prosperity-rules-0"
+
+    edits = (
+        ("first", unknown_first),
+        ("payload", bad_payload),
+        ("chess", not_run_here),
+        ("data", unknown_data),
+        ("rules", other_rules),
+    )
     for name, edit in edits:
         _edited(good, bad / f"{name}.jsonl", edit)
     _edited(good, tmp_path / "later.jsonl", later_type)
@@ -342,6 +352,7 @@ def test_damaged_or_foreign_logs_are_refused_in_one_line(tmp_path: Path, monkeyp
         "payload.jsonl": "an event cannot be read",
         "chess.jsonl": "'chess' is not a game this build runs",
         "data.jsonl": "played on data 'prosperity-data-99', which this build does not keep",
+        "rules.jsonl": "played by rules 'prosperity-rules-0', this build runs 'prosperity-rules-1'",
     }
     for name, message in cases.items():
         done = _cli("openings", str(bad / name))
