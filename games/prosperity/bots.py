@@ -33,7 +33,15 @@ RESEARCH_SYMBOL = 0.3  # per research step to come
 RESEARCH_STEP = 0.25  # per marker step (cheaper tiles, majority)
 BALANCE = 0.05  # prefer the lower track a little
 UNLOCK = 0.5  # per blue space a transport tile opens
-FINAL_COUNTS = {"energy": 2, "ecology": 2, "capital": 1, "research": 0, "prosperity": 1}
+# What the final count adds to the counts still to come, per symbol: the rules' own, but research,
+# whose final steps the research term adds itself (`symbols * RESEARCH_SYMBOL * (left + 1)`).
+FINAL_COUNTS = {
+    "energy": sc.count_times("energy", True),
+    "ecology": sc.count_times("ecology", True),
+    "capital": sc.count_times("capital", True),
+    "research": 0,
+    "prosperity": sc.count_times("prosperity", True),
+}
 
 
 class _TileFigures(NamedTuple):
