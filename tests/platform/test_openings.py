@@ -11,7 +11,7 @@ import dataclasses
 import gzip
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,14 @@ def test_positions_are_the_balance_runs_and_every_game_is_read(tmp_path: Path, g
     assert doc["items"], "nothing taken in 8 games"
 
 
+def _events(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A kept game's events as its raw JSON lines hold them: (type, payload)."""
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        if row["type"] == "event":
+            yield row["event"]["type"], row["event"]["payload"]
+
+
 def _raw(folder: Path) -> list[tuple[int, list[int], dict[int, list[str]], dict[int, Counter[str]]]]:
     """Per Prosperity game, from the raw JSON lines: first player, winners, tiles bought per seat in
     order, and per seat the game's events naming it, by type."""
@@ -75,11 +83,7 @@ def _raw(folder: Path) -> list[tuple[int, list[int], dict[int, list[str]], dict[
     for path in sorted(folder.glob("*.jsonl")):
         first, winners, bought = -1, [], defaultdict(list)
         wrote: dict[int, Counter[str]] = defaultdict(Counter)
-        for line in path.read_text().splitlines():
-            row = json.loads(line)
-            if row["type"] != "event":
-                continue
-            kind, payload = row["event"]["type"], row["event"]["payload"]
+        for kind, payload in _events(path):
             if kind.startswith("prosperity.") and isinstance(payload.get("seat"), int):
                 wrote[payload["seat"]][kind] += 1
             if kind == "prosperity.TableSet":
@@ -145,15 +149,13 @@ def test_an_event_is_counted_in_the_games_it_was_written_in(tmp_path: Path) -> N
     _kept_run(tmp_path / "kept", "artifacts", 3, 8)
     present: Counter[str] = Counter()
     for path in sorted((tmp_path / "kept").glob("*.jsonl")):
-        kinds = set()
-        for line in path.read_text().splitlines():
-            row = json.loads(line)
-            if row["type"] != "event":
-                continue
-            kind, payload = row["event"]["type"], row["event"]["payload"]
-            if kind.startswith("artifacts.") and isinstance(payload.get("seat"), int):
-                kinds.add(kind)
-        present.update(kinds)
+        present.update(
+            {
+                kind
+                for kind, payload in _events(path)
+                if kind.startswith("artifacts.") and isinstance(payload.get("seat"), int)
+            }
+        )
     doc = _openings(str(tmp_path / "kept"))
     assert {e["event"]: e["games"] for e in doc["events"]} == dict(present)
     assert any(n < doc["games"] for n in present.values()), "every event in every game: nothing tested"
