@@ -7,9 +7,10 @@
 
 # The build stage is the full image of the same Python and Debian release as the runtime: it has
 # the C compiler and headers that the native modules (games/sentient/native.pyx,
-# games/prosperity/playout.pyx) need. The slim image has none, and pip then skips them silently
-# (they are optional in pyproject.toml): the hosted Prosperity search would roll out in Python,
-# about 20 times slower, so at its one-second budget it would play far weaker.
+# games/prosperity/playout.pyx, games/artifacts/playout.pyx) need. The slim image has none, and pip
+# then skips them silently (they are optional in pyproject.toml): the hosted Prosperity and
+# Artifacts, Inc. searches would roll out in Python, 20-40 times slower, so at their one-second
+# budget they would play far weaker.
 FROM python:3.11-bookworm AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
@@ -30,7 +31,7 @@ ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_
 ENV DICESTREAM_HEALTH_ADDR=0.0.0.0:9100
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
     pip install --no-index --find-links=/wheels dicestream \
- && python -c "import games.sentient.native, games.prosperity.playout" \
+ && python -c "import games.sentient.native, games.prosperity.playout, games.artifacts.playout" \
  && groupadd --system --gid 10001 dicestream \
  && useradd --system --uid 10001 --gid 10001 --home-dir /app --create-home --shell /usr/sbin/nologin dicestream
 # Numeric user so Kubernetes' runAsNonRoot can verify it.

@@ -40,14 +40,15 @@ iterations); on a machine shared with other runs (57 and 65 iterations a move at
 idle before) the same command gave 0.85 and 0.75 (intervals 0.64-0.95, 0.53-0.89): time-bounded,
 so not repeatable, and not yet measured on an idle machine.
 
-Native playouts. A game may declare its greedy bot's rollout in native code (`GameSpec.greedy_playout`,
-Prosperity's games/prosperity/playout.pyx); `searcher` passes it as `playout`, and an iteration
-then rolls out in C wherever the playout takes the position (it declines set-up, a hidden deck and
-resigned seats, which roll out in Python). It gives the winner the Python rollout gives and draws
-from the bot's generator for each forced move as `_rollout` does, so the search is the same move
-for move (tests/games/prosperity/test_playout.py), only cheaper: a 3-player Prosperity search game
-at 50 iterations a move takes 18.6 s rolling out in Python and 0.98 s with the playout on an idle
-machine (`python -m bench.playout`, bench/README.md).
+Native playouts. A game may declare its greedy bot's rollout in native code (`GameSpec.greedy_playout`:
+Prosperity's games/prosperity/playout.pyx, Artifacts, Inc.'s games/artifacts/playout.pyx); `searcher`
+passes it as `playout`, and an iteration then rolls out in C wherever the playout takes the
+position (it declines set-up, a hidden deck and resigned seats, which roll out in Python). It gives
+the winner the Python rollout gives and draws from the bot's generator for each forced move as
+`_rollout` does, so the search is the same move for move (tests/games/prosperity/test_playout.py,
+tests/games/artifacts/test_playout.py), only cheaper: a 3-player Prosperity search game at 50
+iterations a move takes 18.6 s rolling out in Python and 0.98 s with the playout on an idle machine
+(`python -m bench.playout`, bench/README.md).
 
 The constructor's defaults are game-agnostic (no prior, random rollouts). The earlier hosted
 configuration, measured on Sentient, 2 players, against `games.sentient.bots.GreedyBot`: 200

@@ -119,7 +119,7 @@ class GameSpec:
     native: NativeCoreFactory | None = None
     # The greedy bot's rollout in native code, for the hosted search (optional, for speed only): it
     # must give the winner the Python rollout gives, from every position, which the game's own tests
-    # check (Prosperity's: games/prosperity/playout.pyx).
+    # check (Prosperity's: games/prosperity/playout.pyx; Artifacts, Inc.'s: games/artifacts/playout.pyx).
     greedy_playout: PlayoutFactory | None = None
     # The same bots over other data of the game (rules `with_data` built: an earlier_data file, or a
     # variant file `dicestream balance --data` measures). None: only `rules` has bots and search.

@@ -1,8 +1,9 @@
 """Which native modules (compiled at install, pyproject.toml's ext-modules) this process loaded.
 
 They are optional to pip: an install without a C compiler goes on, and the games fall back to
-their Python rules, which play the same moves far slower (Prosperity's hosted search rolls out
-about 20 times slower, so at its one-second budget it searches far less and plays weaker). The
+their Python rules, which play the same moves far slower (the hosted search rolls out
+about 20 times slower in Prosperity and 40 in Artifacts, Inc., so at its one-second budget it
+searches far less and plays weaker). The
 bot runner, which hosts the search, says so at start for the modules its search uses, in its log
 and in a gauge, instead of running slower without a word.
 """
@@ -20,10 +21,11 @@ NATIVE_MODULES: dict[str, str] = {
     "games.sentient.native": "Sentient's games without a log (offline play, the RL environments) step on the "
     "Python rules, several times slower",
     "games.prosperity.playout": "Prosperity's search rolls out in Python, about 20 times slower",
+    "games.artifacts.playout": "Artifacts, Inc.'s search rolls out in Python, about 40 times slower",
 }
 # What the hosted search uses (services/bots.py): it searches copies of the referee's aggregate,
 # which never step on Sentient's core.
-SEARCH_MODULES = ("games.prosperity.playout",)
+SEARCH_MODULES = ("games.prosperity.playout", "games.artifacts.playout")
 
 
 def missing_native(modules: Iterable[str] = NATIVE_MODULES) -> dict[str, str]:

@@ -1,0 +1,232 @@
+"""Artifacts, Inc.'s greedy playout (games/artifacts/playout.pyx) is the search's Python rollout: from
+every position the same winners, final reputation and dollars, and the same draws from the search's
+generator, so a search picks the same moves with it as without it."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from typing import Any
+
+import msgspec
+import pytest
+
+from contracts import artifacts as c
+from contracts.lifecycle import Resign
+from games.artifacts import RULES
+from games.artifacts.bots import GreedyBot
+from games.artifacts.components import Action, ArtifactsData, PublicCard, load
+from games.artifacts.legal import EXACT_SALES
+from games.artifacts.rules import ArtifactsRules
+from games.artifacts.state import HIDDEN_CARD, PLAY
+from games.bots import RandomBot
+from games.catalog import SPECS
+from games.mcts import MCTSBot, searcher
+from games.offline import OfflineGame, new_game
+from games.play import play_game
+from tests.games.compiled import why_not_built
+
+SPEC = SPECS["artifacts"]
+
+_NOT_BUILT = why_not_built("games.artifacts.playout")
+pytestmark = pytest.mark.skipif(_NOT_BUILT is not None, reason=str(_NOT_BUILT))
+
+
+def _bots(rules: ArtifactsRules, seed: int) -> tuple[MCTSBot, MCTSBot]:
+    """The hosted search over `rules` twice, with the same seed: rolling out in C, and in Python."""
+    fast = searcher(SPEC, seed=seed, iterations=1, seconds=None, rules=rules)
+    slow = searcher(SPEC, seed=seed, iterations=1, seconds=None, rules=rules)
+    assert fast.playout is not None, "the search over these rules has no playout"
+    slow.playout = None
+    return fast, slow
+
+
+def _compare(rules: ArtifactsRules, game: OfflineGame, sample: str, seed: int, seen: Counter[str]) -> None:
+    """The rollout from a determinization of `game`, both ways: the same returns, final reputation
+    and dollars, and each search's generator left in the same state (a forced move draws from it).
+    `seen` counts what the rollouts went through."""
+    from games.artifacts import playout
+
+    fast, slow = _bots(rules, seed)
+    by_c = fast._playout(game.clone(resample=True, rng_seed=sample, keep_events=False))
+    assert by_c is not None, f"{sample}: the playout declined a play position"
+    copy = game.clone(resample=True, rng_seed=sample, keep_events=False)
+    before = len(copy.history)
+    slow._rollout(copy)
+    assert by_c == copy.returns(), sample
+    assert fast._rng.getstate() == slow._rng.getstate(), f"{sample}: forced moves drew differently"
+    end = copy.match.game
+    full = playout.playout(playout.Tables(rules.data), game.clone(resample=True, rng_seed=sample).match)
+    assert full is not None, sample
+    assert (full[2], full[3]) == ([p.reputation for p in end.players], [p.dollars for p in end.players]), sample
+    seen["positions"] += 1
+    held = game.match.game.players[game.match.game.current].artifacts
+    seen["large holdings"] += math.prod(h + 1 for h in held) - 1 > EXACT_SALES
+    seen["forced"] += full[1] > 0
+    played = [action for _, action in copy.history[before:]]
+    for kind in (c.Buy, c.Upgrade, c.SellToMuseum, c.SellToCollectors, c.Dive, c.UseAction):
+        seen[kind.__name__] += any(isinstance(a, kind) for a in played)
+    seen["mixed sale"] += any(isinstance(a, c.SellToCollectors) and sum(map(bool, (a.fossil, a.scroll, a.gem,
+                              a.statue))) > 1 for a in played)  # fmt: skip
+    seen["round cap"] += not end.triggered
+    seen["majority"] += any(seat is not None for seat in end.majorities)
+    seen["deck emptied"] += any(not deck for deck in end.decks)
+
+
+def _walk(rules: ArtifactsRules, games: int, every: float, tag: str) -> Counter[str]:
+    """Games of 2-4 players played by a mix of random and greedy moves, the playouts compared at about
+    `every` of their play positions; what the rollouts went through."""
+    maker = SPEC.bots_for(rules)
+    assert maker is not None
+    bot = maker.greedy()
+    seen: Counter[str] = Counter()
+    for g in range(games):
+        n = 2 + g % 3
+        game = new_game(rules, n, f"{tag}-{g}", record_events=False)
+        pick = random.Random(g)
+        while not game.is_terminal():
+            seat = game.current_player()
+            assert seat is not None
+            legal = game.legal_actions(seat)
+            if game.match.game.phase == PLAY and pick.random() < every:
+                _compare(rules, game, f"{tag}-{g}-{game.version}", g, seen)
+            wild = pick.random() < 0.3
+            action = legal[pick.randrange(len(legal))] if wild else bot.choose(game.view(seat), legal, seat)
+            game.apply(action, seat)
+    return seen
+
+
+def test_the_playout_rolls_out_as_the_python_search_does() -> None:
+    seen = _walk(RULES, 24, 0.1, "playout")
+    assert seen["positions"] > 300, dict(seen)
+    for kind in ("Buy", "Upgrade", "SellToMuseum", "SellToCollectors", "Dive", "UseAction", "mixed sale", "majority"):
+        assert seen[kind] > 0, f"no rollout played a {kind}: {dict(seen)}"
+
+
+def _edited(data: ArtifactsData) -> ArtifactsData:
+    """Values and shapes no data file holds: a public card paying per find and another buying cards,
+    two more museum boxes, fewer dice in the box, an earlier end, a round cap that ends games and
+    large holdings of artifacts (Private Collectors' representative subset)."""
+    public = dict(data.public)
+    public["guide"] = PublicCard(
+        id="guide", name="Guide Work",
+        actions=[Action(die="even", effect="dollars_finds", amount=1, per=1, find="any"),
+                 Action(die="6", effect="buy")],
+    )  # fmt: skip
+    museums = {
+        mid: msgspec.structs.replace(m, boxes_3p=[*m.boxes_3p, 1, 2], boxes_2p=[*m.boxes_2p, 1])
+        for mid, m in data.museums.items()
+    }
+    assets = dict(data.assets)
+    canyon = assets["S-canyon"]
+    # Three fossils a die on the starting Canyon Expedition: holdings past Private Collectors' exact list.
+    rich = Action(die="!2", effect="artifact", kind="fossil", amount=3)
+    assets["S-canyon"] = msgspec.structs.replace(canyon, lv1=msgspec.structs.replace(canyon.lv1, actions=[rich]))
+    table = msgspec.structs.replace(data.table, dice_in_box=4, end_reputation=16, max_rounds=9)
+    needs = dict(data.needs)
+    for need in ("even", "6", "!2"):
+        needs.setdefault(need, frozenset({"even": {2, 4, 6}, "6": {6}, "!2": {1, 3, 4, 5, 6}}[need]))
+    return msgspec.structs.replace(
+        data, public=public, museums=museums, assets=assets, table=table, needs=needs, data_version="playout-edit"
+    )
+
+
+def test_earlier_and_edited_data_are_played_as_the_python_rules_play_them() -> None:
+    for version, file in SPEC.earlier_data.items():
+        assert SPEC.with_data is not None
+        rules = SPEC.with_data(SPEC.package_dir / file)
+        assert isinstance(rules, ArtifactsRules) and rules.data_version == version
+        _walk(rules, 6, 0.1, f"playout-{version}")
+    seen = _walk(ArtifactsRules(_edited(RULES.data)), 9, 0.15, "playout-edit")
+    for kind in ("round cap", "mixed sale", "Buy", "forced"):
+        assert seen[kind] > 0, f"no edited rollout went through {kind}: {dict(seen)}"
+
+
+def test_holdings_past_the_exact_list_of_sales_are_sold_as_the_python_rules_list_them() -> None:
+    """Private Collectors lists a representative subset of mixes past EXACT_SALES (legal._sales):
+    the playout offers the same ones, in the same order."""
+    seen: Counter[str] = Counter()
+    for g in range(6):
+        game = new_game(RULES, 2 + g % 3, f"playout-holdings-{g}", record_events=False)
+        while game.match.game.phase != PLAY or game.match.game.round < 2 + g:
+            seat = game.current_player()
+            assert seat is not None
+            game.apply(SPEC.greedy().choose(game.view(seat), game.legal_actions(seat), seat), seat)
+        state = game.match.game
+        assert state.current is not None
+        state.players[state.current].artifacts = [9, 3 + g % 2, 4, 2 + g]
+        _compare(RULES, game, f"playout-holdings-{g}", g, seen)
+    assert seen["large holdings"] == 6 and seen["mixed sale"] > 0, dict(seen)
+
+
+def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
+    fast, _ = _bots(RULES, 0)
+    assert fast.playout is not None
+    game = new_game(RULES, 3, "playout-declines", record_events=False)
+    assert fast.playout(game) is None, "arranging the starting cards is the Python rules'"
+    while game.match.game.phase != PLAY:
+        seat = game.current_player()
+        assert seat is not None
+        game.apply(game.legal_actions(seat)[0], seat)
+    assert fast.playout(game) is not None
+    hidden = game.clone(keep_events=False)
+    hidden.match.game.decks[2][-1] = HIDDEN_CARD
+    assert fast.playout(hidden) is None, "a deck folded from public events is not dealt"
+    resigned = game.clone(keep_events=False)
+    resigned.apply(Resign(), 2)
+    assert fast.playout(resigned) is None, "the referee plays a resigned seat's defaults"
+    # The search falls back to its Python rollout there and still chooses.
+    bot = searcher(SPEC, seed=1, iterations=3, seconds=None)
+    seat = resigned.current_player()
+    assert seat is not None
+    assert bot.choose_from(resigned, seat) in resigned.legal_actions(seat)
+
+
+def test_variants_and_data_it_cannot_hold_get_no_playout() -> None:
+    assert SPEC.greedy_playout is not None
+
+    class Variant(ArtifactsRules):
+        def legal_actions(self, state: Any, seat: int) -> list[msgspec.Struct]:
+            return super().legal_actions(state, seat)[:1]
+
+    greedy = SPEC.greedy()
+    assert SPEC.greedy_playout(Variant(RULES.data), greedy) is None
+    patched = ArtifactsRules(RULES.data)
+    patched.legal_actions = Variant(RULES.data).legal_actions  # type: ignore[method-assign]
+    assert SPEC.greedy_playout(patched, greedy) is None
+    # Only the greedy bot over the rules' own data: another bot, or the greedy bot over other data.
+    assert SPEC.greedy_playout(RULES, RandomBot(0)) is None
+    assert SPEC.greedy_playout(RULES, GreedyBot(load(SPEC.package_dir / "data/artifacts-data-2.toml"))) is None
+    assets = {aid: msgspec.structs.replace(a, cost=2**40) if a.deck == "E" else a
+              for aid, a in RULES.data.assets.items()}  # fmt: skip
+    huge = msgspec.structs.replace(RULES.data, assets=assets, data_version="playout-huge")
+    assert SPEC.greedy_playout(ArtifactsRules(huge), GreedyBot(huge)) is None
+    assert SPEC.greedy_playout(ArtifactsRules(RULES.data), greedy) is not None
+    # Data replaced after the search was built: its bot still values with the data it was given, so
+    # the playout steps aside.
+    swapped = ArtifactsRules(RULES.data)
+    play = SPEC.greedy_playout(swapped, greedy)
+    assert play is not None
+    game = new_game(swapped, 2, "playout-swapped", record_events=False)
+    while game.match.game.phase != PLAY:
+        game.apply(game.legal_actions(game.current_player())[0], game.current_player())
+    assert play(game) is not None
+    swapped.data = msgspec.structs.replace(RULES.data, data_version="playout-swapped")
+    assert play(game) is None
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_search_game_is_the_same_game_with_and_without_the_playout(players: int) -> None:
+    """Every seat the hosted search (10 iterations a move): the same commands, scores and winners."""
+    played = []
+    for native in (True, False):
+        bots = [searcher(SPEC, seed=players * 10 + s, iterations=10, seconds=None) for s in range(players)]
+        for bot in bots:
+            assert bot.playout is not None
+            if not native:
+                bot.playout = None
+        played.append(play_game(RULES, bots, f"playout-search-{players}", players))
+    fast, slow = played
+    assert fast.history == slow.history
+    assert fast.result.scores == slow.result.scores and fast.result.winners == slow.result.winners
