@@ -23,7 +23,10 @@ does not follow fails there.
 
 from libc.stdlib cimport abs as c_abs
 
+from contracts import artifacts as wire
+from contracts.limits import MAX_LIST, MAX_WORD
 from games.artifacts import bots as greedy
+from games.artifacts.legal import EXACT_SALES
 from games.artifacts.components import CATEGORIES, FINDS, KINDS, MARKET_DECKS
 from games.artifacts.state import HIDDEN_CARD, PLAY
 from games.rng import Rng
@@ -47,7 +50,8 @@ cdef enum:
     MAX_DICE = 16
     MAX_PLACES = 3 * MAX_OWNED
     MAX_MARKET = N_DECKS * MAX_SLOTS
-    # Values the data may hold: far inside a C int once summed over a game.
+    # Values the data may hold. Sums over a game (dollars, cubes, reputation) are long long: a game
+    # may last VALUE_BOUND rounds, each paying up to about VALUE_BOUND squared.
     VALUE_BOUND = 1 << 16
 
 cdef enum:
@@ -89,6 +93,8 @@ cdef double PIP = greedy.PIP
 cdef double ARTIFACT_DOLLARS[N_KINDS]
 ARTIFACT_DOLLARS[:] = [greedy.ARTIFACT_DOLLARS[k] for k in KINDS]
 cdef int SCROLL = KINDS.index("scroll")
+# What a loaded state may hold (dollars, cubes, reputation, the round): larger ones roll out in Python.
+cdef long long STATE_BOUND = 1LL << 40
 
 
 class NotNative(ValueError):
@@ -155,6 +161,9 @@ cdef class Tables:
     cdef dict under_index
     cdef dict public_slot       # "card#action" of a public card -> its slot
     cdef dict needs
+    cdef list asset_ids
+    cdef list museum_ids
+    cdef list public_ids        # per public slot: (card id, action number)
 
     def __init__(self, data):
         assets = list(data.assets.values())
@@ -172,6 +181,13 @@ cdef class Tables:
             raise NotNative("more market slots or dice than the playout holds")
         if any(len(cards) > MAX_DECK for cards in data.decks.values()):
             raise NotNative("a deck longer than the playout holds")
+        # What a command may carry (contracts/limits.py): the Python rules refuse a longer Dive or id
+        # as malformed, which the playout would not.
+        if data.table.dice_in_box > MAX_LIST:
+            raise NotNative(f"more than {MAX_LIST} dice in the box: a Dive with them is not a valid command")
+        ids = [a.id for a in assets] + list(data.public_ids) + [u.id for u in under]
+        if any(len(x) > MAX_WORD for x in ids):
+            raise NotNative(f"an id longer than {MAX_WORD} characters: a command naming it is not valid")
         t = data.table
         values = [t.end_reputation, t.max_rounds, t.dice_in_box, t.dive_reputation]
         for a in assets:
@@ -191,6 +207,9 @@ cdef class Tables:
         self.museum_index = {m.id: i for i, m in enumerate(museums)}
         self.under_index = {u.id: i for i, u in enumerate(under)}
         self.public_slot = {f"{pid}#{n}": k for k, (pid, n, _) in enumerate(public)}
+        self.asset_ids = [a.id for a in assets]
+        self.museum_ids = [m.id for m in museums]
+        self.public_ids = [(pid, n) for pid, n, _ in public]
         self.n_assets = len(assets)
         for i, a in enumerate(assets):
             self.category[i] = _CATEGORY[a.category]
@@ -257,11 +276,11 @@ cdef struct Owned:
 cdef struct Player:
     int n_cards
     Owned cards[MAX_OWNED]
-    int dollars
-    int artifacts[N_KINDS]
+    long long dollars
+    long long artifacts[N_KINDS]
     int n_under
     int under[MAX_UNDER]
-    int reputation
+    long long reputation
 
 
 cdef struct Game:
@@ -303,7 +322,7 @@ cdef struct Command:
     int col
     int target          # upgrade: the card's place in the seat's cards; museum: the museum
     int box
-    int sold[N_KINDS]
+    long long sold[N_KINDS]
     int dive[7]         # dice of each value put on the dive
 
 
@@ -346,8 +365,9 @@ cdef void _finds(Tables t, Player* p, int extra, int* finds):
         finds[3] += 1
 
 
-cdef inline int _face_reputation(Face* f, int* counts, int* finds):
-    cdef int total = f.reputation, j
+cdef inline long long _face_reputation(Face* f, int* counts, int* finds):
+    cdef long long total = f.reputation
+    cdef int j
     for j in range(f.n_abilities):
         if f.ab_adjacent[j]:
             total += f.ab_per[j] * counts[f.ab_category[j]]
@@ -356,14 +376,15 @@ cdef inline int _face_reputation(Face* f, int* counts, int* finds):
     return total
 
 
-cdef int _visible(Tables t, Game* g, int seat, int extra):
+cdef long long _visible(Tables t, Game* g, int seat, int extra):
     """scoring.visible_reputation of a seat, with `extra` (an underwater card, or -1) found too,
     plus its museum majorities once awarded."""
     cdef Player* p = &g.players[seat]
     cdef int counts[N_CATS]
     cdef int bonus[N_CATS]
     cdef int finds[N_FINDS]
-    cdef int total = 0, k
+    cdef long long total = 0
+    cdef int k
     _finds(t, p, extra, finds)
     for k in range(p.n_cards):
         _around(t, p, p.cards[k].row, p.cards[k].col, counts, bonus)
@@ -375,12 +396,12 @@ cdef int _visible(Tables t, Game* g, int seat, int extra):
     return total
 
 
-cdef inline int _yield(Act* a, int* counts, int* finds):
+cdef inline long long _yield(Act* a, int* counts, int* finds):
     """scoring.action_yield (counts: the acting card's neighbours)."""
     if a.effect == E_ARTIFACT_ADJ or a.effect == E_DOLLARS_ADJ:
-        return a.amount + a.per * counts[a.category]
+        return a.amount + <long long>a.per * counts[a.category]
     if a.effect == E_DOLLARS_FINDS:
-        return a.amount + a.per * finds[a.find]
+        return a.amount + <long long>a.per * finds[a.find]
     return a.amount
 
 
@@ -415,11 +436,11 @@ cdef struct Decision:
     double cost_weight
     int finds[N_FINDS]
     bint dive_known
-    int dive_gain
+    long long dive_gain
 
 
 cdef inline double _yield_value(Act* a, int* counts, int* finds):
-    cdef int amount = _yield(a, counts, finds)
+    cdef long long amount = _yield(a, counts, finds)
     if a.effect == E_ARTIFACT or a.effect == E_ARTIFACT_ADJ:
         return amount * ARTIFACT_DOLLARS[a.kind]
     return <double>amount
@@ -439,7 +460,8 @@ cdef double _engine(Face* f, int* counts, int* finds):
 
 cdef void _decision(Tables t, Game* g, int seat, Decision* d):
     cdef Player* p = &g.players[seat]
-    cdef int leader = g.players[0].reputation, k
+    cdef long long leader = g.players[0].reputation
+    cdef int k
     cdef double scarcity, share, weight
     for k in range(1, g.n):
         if g.players[k].reputation > leader:
@@ -486,7 +508,7 @@ cdef double _buy_value(Tables t, Game* g, Decision* d, int card, int row, int co
     cdef int counts[N_CATS]
     cdef int bonus[N_CATS]
     cdef Face* f = &t.faces[card][0]
-    cdef int gain
+    cdef long long gain
     cdef double engine, cost
     _around(t, p, row, col, counts, bonus)
     gain = _face_reputation(f, counts, d.finds) + bonus[4] + bonus[t.category[card]]
@@ -500,7 +522,7 @@ cdef double _upgrade_value(Tables t, Game* g, Decision* d, int target):
     cdef int counts[N_CATS]
     cdef int bonus[N_CATS]
     cdef Owned* c = &p.cards[target]
-    cdef int gain = 0
+    cdef long long gain = 0
     cdef double engine, cost
     _around(t, p, c.row, c.col, counts, bonus)
     if c.level != 2:
@@ -524,16 +546,16 @@ cdef double _museum_value(Tables t, Game* g, Decision* d, int m, int box):
     return dollars * DOLLAR + swing
 
 
-cdef inline double _sale_value(int* sold):
+cdef inline double _sale_value(long long* sold):
     cdef int kinds = (sold[0] > 0) + (sold[1] > 0) + (sold[2] > 0) + (sold[3] > 0)
-    cdef int dollars = sold[0] + sold[1] + sold[2] + sold[3] + (kinds - 1 if kinds > 1 else 0)
+    cdef long long dollars = sold[0] + sold[1] + sold[2] + sold[3] + (kinds - 1 if kinds > 1 else 0)
     cdef double kept = sold[0] * ARTIFACT_DOLLARS[0] + sold[1] * ARTIFACT_DOLLARS[1]
     kept = kept + sold[2] * ARTIFACT_DOLLARS[2]
     kept = kept + sold[3] * ARTIFACT_DOLLARS[3]
     return (dollars - kept) * DOLLAR
 
 
-cdef int _dive_gain(Tables t, Game* g, Decision* d):
+cdef long long _dive_gain(Tables t, Game* g, Decision* d):
     if not d.dive_known:
         d.dive_gain = _visible(t, g, d.seat, g.stack[g.stack_top]) - _visible(t, g, d.seat, -1)
         d.dive_known = True
@@ -593,19 +615,54 @@ cdef int _places(Player* p, int* rows, int* cols):
     return n
 
 
-cdef inline bint _in_subset(int* sold, int* held, bint exact):
-    """legal._sales: past the exact list, each kind alone, and every mix of 0, 1 or all of each kind."""
-    cdef int k, kinds = 0
-    if exact:
-        return True
+cdef inline bint _listed(long long f, long long held):
+    return f == 0 or f == 1 or f == held
+
+
+cdef inline void _sale(Command* c, Best* b, int die, long long f0, long long f1, long long f2, long long f3):
+    c.sold[0] = f0
+    c.sold[1] = f1
+    c.sold[2] = f2
+    c.sold[3] = f3
+    _offer(b, _sale_value(c.sold) - PIP * die, c)
+
+
+cdef void _sales(Game* g, Decision* d, int die, Command* c, Best* b):
+    """Private Collectors' mixes as legal._sales lists them, in its (sorted) order: every mix of the
+    held artifacts, or past EXACT_SALES mixes each kind alone in any amount and every mix selling 0,
+    1 or all of each kind. Walked in lexicographic order, skipping what the subset leaves out, so
+    that it costs about the sum of the holdings, not their product."""
+    cdef long long* held = g.players[d.seat].artifacts
+    cdef long long combos = 1, f0, f1, f2, f3
+    cdef int k
+    cdef bint exact
     for k in range(N_KINDS):
-        kinds += sold[k] > 0
-    if kinds == 1:
-        return True
-    for k in range(N_KINDS):
-        if sold[k] != 0 and sold[k] != 1 and sold[k] != held[k]:
-            return False
-    return True
+        combos *= held[k] + 1
+        if combos > EXACT_SALES + 1:
+            break
+    exact = combos - 1 <= EXACT_SALES
+    c.kind = C_COLLECTORS
+    for f0 in range(held[0] + 1):
+        if not exact and not _listed(f0, held[0]):
+            _sale(c, b, die, f0, 0, 0, 0)
+            continue
+        for f1 in range(held[1] + 1):
+            if not exact and not _listed(f1, held[1]):
+                if f0 == 0:
+                    _sale(c, b, die, 0, f1, 0, 0)
+                continue
+            for f2 in range(held[2] + 1):
+                if not exact and not _listed(f2, held[2]):
+                    if f0 == 0 and f1 == 0:
+                        _sale(c, b, die, 0, 0, f2, 0)
+                    continue
+                for f3 in range(held[3] + 1):
+                    if not exact and not _listed(f3, held[3]):
+                        if f0 == 0 and f1 == 0 and f2 == 0:
+                            _sale(c, b, die, 0, 0, 0, f3)
+                        continue
+                    if f0 + f1 + f2 + f3 > 0:
+                        _sale(c, b, die, f0, f1, f2, f3)
 
 
 cdef void _buys(Tables t, Game* g, Decision* d, int die, Command* c, Best* b,
@@ -638,10 +695,10 @@ cdef void _slot_commands(Tables t, Game* g, Decision* d, Act* a, int own, int sl
     """Every command of one free action slot, each die value in ascending order."""
     cdef Player* p = &g.players[d.seat]
     cdef Command c
-    cdef int i, die, bx, held, f0, f1, f2, f3, combos
-    cdef int sold[N_KINDS]
-    cdef double v, use = 0.0
-    cdef bint use_known = False, exact
+    cdef int i, die, bx
+    cdef long long held
+    cdef double use = 0.0
+    cdef bint use_known = False
     c.own = own
     c.slot = slot
     for i in range(n_values):
@@ -667,24 +724,7 @@ cdef void _slot_commands(Tables t, Game* g, Decision* d, Act* a, int own, int sl
                     c.box = bx
                     _offer(b, _museum_value(t, g, d, museum, bx) - PIP * die, &c)
         elif a.effect == E_COLLECTORS:
-            combos = (p.artifacts[0] + 1) * (p.artifacts[1] + 1) * (p.artifacts[2] + 1) * (p.artifacts[3] + 1)
-            exact = combos - 1 <= 256
-            c.kind = C_COLLECTORS
-            for f0 in range(p.artifacts[0] + 1):
-                sold[0] = f0
-                for f1 in range(p.artifacts[1] + 1):
-                    sold[1] = f1
-                    for f2 in range(p.artifacts[2] + 1):
-                        sold[2] = f2
-                        for f3 in range(p.artifacts[3] + 1):
-                            sold[3] = f3
-                            if f0 + f1 + f2 + f3 == 0 or not _in_subset(sold, p.artifacts, exact):
-                                continue
-                            c.sold[0] = f0
-                            c.sold[1] = f1
-                            c.sold[2] = f2
-                            c.sold[3] = f3
-                            _offer(b, _sale_value(sold) - PIP * die, &c)
+            _sales(g, d, die, &c, b)
 
 
 cdef void _dives(Tables t, Game* g, Decision* d, Best* b):
@@ -813,7 +853,8 @@ cdef int _start_turn(Tables t, Game* g, int seat, object seed, long long version
 
 cdef void _finish(Tables t, Game* g):
     cdef int cubes[MAX_PLAYERS]
-    cdef int m, k, now
+    cdef int m, k
+    cdef long long now
     for m in range(t.n_museums):
         g.majority[m] = _museum_winner(t, g, m, cubes)
         g.version += 1                          # MuseumMajority
@@ -852,7 +893,7 @@ cdef int _end_turn(Tables t, Game* g, object seed, long long judged) except -1:
 cdef int _after_action(Tables t, Game* g, object seed, long long judged) except -1:
     """flow.after_action: the track follows, the end may trigger, a turn with no dice left ends."""
     cdef int seat = g.current
-    cdef int now = _visible(t, g, seat, -1)
+    cdef long long now = _visible(t, g, seat, -1)
     if now != g.players[seat].reputation:
         g.players[seat].reputation = now
         g.version += 1                          # ReputationMarked
@@ -871,7 +912,8 @@ cdef int _apply(Tables t, Game* g, Command* c, object seed) except -1:
     cdef int counts[N_CATS]
     cdef int bonus[N_CATS]
     cdef int finds[N_FINDS]
-    cdef int k, card, amount, d, kinds, m
+    cdef int k, card, d, kinds, m
+    cdef long long amount
     if c.kind == C_END:
         return _end_turn(t, g, seed, judged)
     if c.kind == C_DIVE:
@@ -955,6 +997,10 @@ cdef bint _load(Tables t, object match, Game* g) except -1:
     if not 0 <= state.current < n or state.museum_side not in ("2p", "3p"):
         return False
     if len(state.dice) > MAX_DICE or any(not 1 <= v <= 6 for v in state.dice):
+        return False
+    if not 0 <= state.round <= VALUE_BOUND or any(
+        abs(v) > STATE_BOUND for pl in state.players for v in (pl.dollars, pl.reputation, *pl.artifacts)
+    ):
         return False
     g.n = n
     for k, seat in enumerate(state.order):
@@ -1045,6 +1091,39 @@ cdef bint _load(Tables t, object match, Game* g) except -1:
             p.under[j] = unders[u]
         p.reputation = pl.reputation
     return True
+
+
+def decision(Tables tables, match):
+    """The greedy bot's choice at the loaded position, as the playout makes it: (how many commands
+    the rules list there, the command chosen), or None for a position it does not take. For tests:
+    both must be what legal_actions and GreedyBot.choose give."""
+    cdef Game g
+    cdef Best b
+    cdef Command* c = &b.cmd
+    cdef Player* p
+    if not _load(tables, match, &g):
+        return None
+    _choose(tables, &g, &b)
+    p = &g.players[g.current]
+    if c.kind == C_END:
+        return b.listed, wire.EndTurn()
+    if c.kind == C_DIVE:
+        return b.listed, wire.Dive(dice=[v for v in range(1, 7) for _ in range(c.dive[v])])
+    if c.kind == C_COLLECTORS:
+        return b.listed, wire.SellToCollectors(die=c.die, fossil=c.sold[0], scroll=c.sold[1], gem=c.sold[2],
+                                               statue=c.sold[3])
+    if c.kind == C_MUSEUM:
+        return b.listed, wire.SellToMuseum(die=c.die, museum=tables.museum_ids[c.target], box=c.box + 1)
+    if c.own >= 0:
+        card, action = tables.asset_ids[p.cards[c.own].card], c.slot + 1
+    else:
+        card, action = tables.public_ids[c.slot]
+    if c.kind == C_USE:
+        return b.listed, wire.UseAction(die=c.die, card=card, action=action)
+    if c.kind == C_BUY:
+        market = tables.asset_ids[g.market[c.market_deck][c.market_slot]]
+        return b.listed, wire.Buy(die=c.die, card=card, action=action, market=market, row=c.row, col=c.col)
+    return b.listed, wire.Upgrade(die=c.die, card=card, action=action, target=tables.asset_ids[p.cards[c.target].card])
 
 
 def playout(Tables tables, match):

@@ -14,6 +14,7 @@ import pytest
 
 from contracts import artifacts as c
 from contracts.lifecycle import Resign
+from contracts.limits import MAX_LIST, MAX_WORD
 from games.artifacts import RULES
 from games.artifacts.bots import GreedyBot
 from games.artifacts.components import Action, ArtifactsData, PublicCard, load
@@ -48,6 +49,16 @@ def _compare(rules: ArtifactsRules, game: OfflineGame, sample: str, seed: int, s
     `seen` counts what the rollouts went through."""
     from games.artifacts import playout
 
+    # The first choice, step by step: what the rules list there, and what the greedy bot picks.
+    seat = game.current_player()
+    assert seat is not None
+    legal = game.legal_actions(seat)
+    first = playout.decision(playout.Tables(rules.data), game.match)
+    assert first is not None and first[0] == len(legal), sample
+    maker = SPEC.bots_for(rules)
+    assert maker is not None
+    if len(legal) > 1:
+        assert first[1] == maker.greedy().choose(game.view(seat), legal, seat), sample
     fast, slow = _bots(rules, seed)
     by_c = fast._playout(game.clone(resample=True, rng_seed=sample, keep_events=False))
     assert by_c is not None, f"{sample}: the playout declined a play position"
@@ -61,8 +72,8 @@ def _compare(rules: ArtifactsRules, game: OfflineGame, sample: str, seed: int, s
     assert full is not None, sample
     assert (full[2], full[3]) == ([p.reputation for p in end.players], [p.dollars for p in end.players]), sample
     seen["positions"] += 1
-    held = game.match.game.players[game.match.game.current].artifacts
-    seen["large holdings"] += math.prod(h + 1 for h in held) - 1 > EXACT_SALES
+    seen["large holdings"] += math.prod(h + 1 for h in game.match.game.players[seat].artifacts) - 1 > EXACT_SALES
+    seen["collectors listed"] += any(isinstance(a, c.SellToCollectors) for a in legal)
     seen["forced"] += full[1] > 0
     played = [action for _, action in copy.history[before:]]
     for kind in (c.Buy, c.Upgrade, c.SellToMuseum, c.SellToCollectors, c.Dive, c.UseAction):
@@ -145,9 +156,9 @@ def test_earlier_and_edited_data_are_played_as_the_python_rules_play_them() -> N
 
 def test_holdings_past_the_exact_list_of_sales_are_sold_as_the_python_rules_list_them() -> None:
     """Private Collectors lists a representative subset of mixes past EXACT_SALES (legal._sales):
-    the playout offers the same ones, in the same order."""
+    the playout lists as many commands there, picks the same one and rolls out the same."""
     seen: Counter[str] = Counter()
-    for g in range(6):
+    for g in range(8):
         game = new_game(RULES, 2 + g % 3, f"playout-holdings-{g}", record_events=False)
         while game.match.game.phase != PLAY or game.match.game.round < 2 + g:
             seat = game.current_player()
@@ -155,9 +166,10 @@ def test_holdings_past_the_exact_list_of_sales_are_sold_as_the_python_rules_list
             game.apply(SPEC.greedy().choose(game.view(seat), game.legal_actions(seat), seat), seat)
         state = game.match.game
         assert state.current is not None
-        state.players[state.current].artifacts = [9, 3 + g % 2, 4, 2 + g]
+        # Past the exact list, and (from g = 4) holdings whose every mix would be millions of commands.
+        state.players[state.current].artifacts = [9, 3 + g % 2, 4, 2 + g] if g < 4 else [40 + g, 1, 30, 25 * g]
         _compare(RULES, game, f"playout-holdings-{g}", g, seen)
-    assert seen["large holdings"] == 6 and seen["mixed sale"] > 0, dict(seen)
+    assert seen["collectors listed"] > 0 and seen["mixed sale"] > 0, dict(seen)
 
 
 def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
@@ -173,6 +185,9 @@ def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
     hidden = game.clone(keep_events=False)
     hidden.match.game.decks[2][-1] = HIDDEN_CARD
     assert fast.playout(hidden) is None, "a deck folded from public events is not dealt"
+    rich = game.clone(keep_events=False)
+    rich.match.game.players[0].dollars = 2**41
+    assert fast.playout(rich) is None, "sums past a long long's reach over a game roll out in Python"
     resigned = game.clone(keep_events=False)
     resigned.apply(Resign(), 2)
     assert fast.playout(resigned) is None, "the referee plays a resigned seat's defaults"
@@ -202,6 +217,17 @@ def test_variants_and_data_it_cannot_hold_get_no_playout() -> None:
               for aid, a in RULES.data.assets.items()}  # fmt: skip
     huge = msgspec.structs.replace(RULES.data, assets=assets, data_version="playout-huge")
     assert SPEC.greedy_playout(ArtifactsRules(huge), GreedyBot(huge)) is None
+    # Data whose commands would be malformed (contracts/limits.py): a Dive of more than MAX_LIST dice,
+    # an id longer than MAX_WORD. The Python rules refuse those commands; the playout must not play them.
+    dice = msgspec.structs.replace(RULES.data.table, dice_in_box=MAX_LIST + 1)
+    many = msgspec.structs.replace(RULES.data, table=dice)
+    assert SPEC.greedy_playout(ArtifactsRules(many), GreedyBot(many)) is None
+    long_id = "guide-" + "x" * MAX_WORD
+    public = {(long_id if k == "guide" else k): msgspec.structs.replace(p, id=long_id) if k == "guide" else p
+              for k, p in RULES.data.public.items()}  # fmt: skip
+    public_ids = tuple(long_id if k == "guide" else k for k in RULES.data.public_ids)
+    named = msgspec.structs.replace(RULES.data, public=public, public_ids=public_ids, data_version="playout-long-id")
+    assert SPEC.greedy_playout(ArtifactsRules(named), GreedyBot(named)) is None
     assert SPEC.greedy_playout(ArtifactsRules(RULES.data), greedy) is not None
     # Data replaced after the search was built: its bot still values with the data it was given, so
     # the playout steps aside.
