@@ -93,8 +93,11 @@ SPEC = GameSpec(
     rule_texts={rule: rule_text(rule, RULES.data) for rule in RULES_TEXT},
     golden_players=3,
     catalog_data=published,
-    data_files=("data/artifacts.toml", "data/artifacts-data-2.toml"),
-    earlier_data={"artifacts-data-2": "data/artifacts-data-2.toml"},
+    data_files=("data/artifacts.toml", "data/artifacts-data-2.toml", "data/artifacts-data-3.toml"),
+    earlier_data={
+        "artifacts-data-2": "data/artifacts-data-2.toml",
+        "artifacts-data-3": "data/artifacts-data-3.toml",
+    },
     with_data=lambda path: ArtifactsRules(load(path)),
     bots_on=_bots_on,
     acquisition=_acquisition,

@@ -152,6 +152,7 @@ async def test_the_script_rederives_a_whole_game(game_type: str, players: int, t
         "prosperity-3p.data2.jsonl",
         "prosperity-3p.data3.jsonl",
         "artifacts-3p.data2.jsonl",
+        "artifacts-3p.data3.jsonl",
         "mechanica-2p.data1.jsonl",
     ],
 )

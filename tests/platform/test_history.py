@@ -9,6 +9,7 @@ import pytest
 
 from contracts import codec
 from contracts import lifecycle as lc
+from contracts.artifacts import UnderwaterFound
 from contracts.outcome import CommandOutcome
 from contracts.prosperity import TileBought
 from contracts.sentient import DiceRolled, Pass
@@ -91,6 +92,20 @@ def test_an_artifacts_game_on_earlier_data_replays_and_verifies_with_that_data()
         if e.type in ("artifacts.AssetBought", "artifacts.AssetUpgraded") and b'"card":"A-04"' in bytes(e.payload)
     ]
     assert jeep and all(b'"dollars":4' in bytes(e.payload) for e in jeep)  # priced 5 by the current data
+
+
+def test_an_artifacts_game_on_artifacts_data_3_replays_and_verifies_with_that_data() -> None:
+    """Recorded under artifacts-data-3, before the retune for the 4-player search mirror: its first
+    underwater cards found pottery, doubloons and a sunken city (doubloons, a sunken city and pottery
+    under artifacts-data-4)."""
+    hist = earlier_golden("artifacts-3p.data3.jsonl", "artifacts-data-3")
+    found = {}
+    for e in hist.events:
+        if e.type == "artifacts.UnderwaterFound":
+            payload = codec.event_payload(e)
+            assert isinstance(payload, UnderwaterFound)
+            found[payload.card] = payload.find
+    assert [found[u] for u in ("U-02", "U-03", "U-04")] == ["pottery", "doubloons", "sunken_city"]
 
 
 def test_a_mechanica_game_on_earlier_data_replays_and_verifies_with_that_data() -> None:

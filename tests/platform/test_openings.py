@@ -277,7 +277,7 @@ def test_the_tables_are_printed_for_people(tmp_path: Path) -> None:
     _kept_run(tmp_path / "kept", "artifacts", 2, 4)
     done = _cli("openings", str(tmp_path / "kept"), "--top", "1")
     assert done.exit_code == 0, done.output
-    assert "artifacts, 2 players: 4 finished games (artifacts-data-3)" in done.output
+    assert "artifacts, 2 players: 4 finished games (artifacts-data-4)" in done.output
     for title in (
         "Win share by turn position",
         "Openings: the first 2 things taken",

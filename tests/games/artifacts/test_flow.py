@@ -161,7 +161,7 @@ def test_adjacency_abilities_count_orthogonal_neighbours_only() -> None:
 
 def test_a_dive_raises_find_abilities_of_cards_already_owned() -> None:
     # Wreck Charts (B-07 Level 1): 1 reputation + 1 per sunken city find.
-    state = table(3, dice=[4, 4, 4], market={"B": ["B-07"]}, underwater=["U-04", "U-07"])
+    state = table(3, dice=[4, 4, 4], market={"B": ["B-07"]}, underwater=["U-03", "U-07"])  # sunken cities
     give(state, 0, dollars=10)
     act(state, 0, c.Buy(die=4, card="S-hq", action=1, market="B-07", row=2, col=1))
     assert state.players[0].reputation == 1
@@ -180,7 +180,7 @@ def test_actions_paying_per_adjacent_card_and_per_find() -> None:
     assert of(events, c.DollarsEarned) == [c.DollarsEarned(seat=0, amount=3)]
     # Pottery Stall (A-08 Level 1): any die, 1 dollar + 1 per pottery find.
     state.players[0].cards.append(Placed(card="A-08", level=1, row=2, col=3))
-    state.players[0].underwater = ["U-02", "U-05", "U-03"]  # given: 2 pottery, 1 doubloons
+    state.players[0].underwater = ["U-04", "U-05", "U-02"]  # given: 2 pottery, 1 doubloons
     events = act(state, 0, c.UseAction(die=3, card="A-08"))
     assert of(events, c.DollarsEarned) == [c.DollarsEarned(seat=0, amount=3)]
 

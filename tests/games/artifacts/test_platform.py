@@ -22,7 +22,7 @@ def _request(payload: object, seat: int | None = None, **kw: object) -> m.Reques
 def test_registered_for_two_to_four_players_with_a_greedy_bot() -> None:
     assert rules_for("artifacts") is RULES
     assert (RULES.min_players, RULES.max_players) == (2, 4)
-    assert RULES.rules_version == "artifacts-rules-1" and RULES.data_version == "artifacts-data-3"
+    assert RULES.rules_version == "artifacts-rules-1" and RULES.data_version == "artifacts-data-4"
     game = m.Match(game_id="g")
     refused = m.decide(game, m.Request(payload=lc.CreateGame(game_type="artifacts", num_players=5), new_seed="s"))
     assert not isinstance(refused, list) and refused.rule == "GAME-PLAYERS"
