@@ -7,7 +7,9 @@ the golden playthroughs and the every-game tests. docs/adding-a-game.md walks th
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +39,49 @@ Playout = Callable[[Any], tuple[list[int], int] | None]
 # (rules, the greedy bot the search rolls out with) -> their playout; None for what it does not serve
 # (a variant, another bot or a bot over other data, or it is not built).
 PlayoutFactory = Callable[[Rules[Any], Bot], Playout | None]
+
+
+def greedy_playout(rules_type: type, bot_type: type, module: str, reads: Callable[[Any], Any]) -> PlayoutFactory:
+    """The PlayoutFactory of a native playout module (`module`: `Tables(data)`, which raises
+    `NotNative` for data it cannot hold, and `playout(tables, reads(match))`). It serves rules of
+    exactly `rules_type` holding nothing but their data, with the greedy bot `bot_type` over that
+    same data; None for anything else, or where the module is not built, and then the search rolls
+    out in Python. Tables are built once per rules object and data."""
+    own = frozenset({"data", "data_version"})
+    built: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+
+    def factory(rules: Rules[Any], policy: Bot) -> Playout | None:
+        if type(rules) is not rules_type or not own.issuperset(vars(rules)):
+            return None
+        data = getattr(rules, "data", None)
+        if type(policy) is not bot_type or getattr(policy, "data", None) is not data:
+            return None
+        try:
+            native = importlib.import_module(module)
+        except ImportError:
+            return None
+        cached = built.get(rules)
+        if cached is None or cached[0] is not data:
+            try:
+                cached = built[rules] = (data, native.Tables(data))
+            except native.NotNative:
+                return None
+        tables = cached[1]
+
+        def play(game: Any) -> tuple[list[int], int] | None:
+            if game.is_terminal() or getattr(rules, "data", None) is not data:
+                # Over, or the rules' data replaced since: the bot still values with what it was given.
+                return None
+            match = game.match
+            if any(seat is not None and seat.resigned for seat in match.seats):
+                # The referee plays resigned seats' defaults, which the playout does not model.
+                return None
+            played = native.playout(tables, reads(match))
+            return None if played is None else (played[0], played[1])
+
+        return play
+
+    return factory
 
 
 def same_code(rules: Rules[Any], declared: Rules[Any]) -> bool:
