@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from typing import Any
 
 import msgspec
 import pytest
@@ -17,15 +16,13 @@ from contracts.lifecycle import Resign
 from contracts.limits import MAX_LIST, MAX_WORD
 from games.artifacts import RULES
 from games.artifacts.bots import GreedyBot
-from games.artifacts.components import Action, ArtifactsData, PublicCard, load
+from games.artifacts.components import Action, ArtifactsData, PublicCard
 from games.artifacts.legal import EXACT_SALES
 from games.artifacts.rules import ArtifactsRules
 from games.artifacts.state import HIDDEN_CARD, PLAY
-from games.bots import RandomBot
 from games.catalog import SPECS
 from games.mcts import MCTSBot, searcher
 from games.offline import OfflineGame, new_game
-from games.play import play_game
 from tests.games.compiled import why_not_built
 
 SPEC = SPECS["artifacts"]
@@ -198,21 +195,8 @@ def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
     assert bot.choose_from(resigned, seat) in resigned.legal_actions(seat)
 
 
-def test_variants_and_data_it_cannot_hold_get_no_playout() -> None:
+def test_data_it_cannot_hold_gets_no_playout() -> None:
     assert SPEC.greedy_playout is not None
-
-    class Variant(ArtifactsRules):
-        def legal_actions(self, state: Any, seat: int) -> list[msgspec.Struct]:
-            return super().legal_actions(state, seat)[:1]
-
-    greedy = SPEC.greedy()
-    assert SPEC.greedy_playout(Variant(RULES.data), greedy) is None
-    patched = ArtifactsRules(RULES.data)
-    patched.legal_actions = Variant(RULES.data).legal_actions  # type: ignore[method-assign]
-    assert SPEC.greedy_playout(patched, greedy) is None
-    # Only the greedy bot over the rules' own data: another bot, or the greedy bot over other data.
-    assert SPEC.greedy_playout(RULES, RandomBot(0)) is None
-    assert SPEC.greedy_playout(RULES, GreedyBot(load(SPEC.package_dir / "data/artifacts-data-2.toml"))) is None
     assets = {aid: msgspec.structs.replace(a, cost=2**40) if a.deck == "E" else a
               for aid, a in RULES.data.assets.items()}  # fmt: skip
     huge = msgspec.structs.replace(RULES.data, assets=assets, data_version="playout-huge")
@@ -228,31 +212,4 @@ def test_variants_and_data_it_cannot_hold_get_no_playout() -> None:
     public_ids = tuple(long_id if k == "guide" else k for k in RULES.data.public_ids)
     named = msgspec.structs.replace(RULES.data, public=public, public_ids=public_ids, data_version="playout-long-id")
     assert SPEC.greedy_playout(ArtifactsRules(named), GreedyBot(named)) is None
-    assert SPEC.greedy_playout(ArtifactsRules(RULES.data), greedy) is not None
-    # Data replaced after the search was built: its bot still values with the data it was given, so
-    # the playout steps aside.
-    swapped = ArtifactsRules(RULES.data)
-    play = SPEC.greedy_playout(swapped, greedy)
-    assert play is not None
-    game = new_game(swapped, 2, "playout-swapped", record_events=False)
-    while game.match.game.phase != PLAY:
-        game.apply(game.legal_actions(game.current_player())[0], game.current_player())
-    assert play(game) is not None
-    swapped.data = msgspec.structs.replace(RULES.data, data_version="playout-swapped")
-    assert play(game) is None
-
-
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_a_search_game_is_the_same_game_with_and_without_the_playout(players: int) -> None:
-    """Every seat the hosted search (10 iterations a move): the same commands, scores and winners."""
-    played = []
-    for native in (True, False):
-        bots = [searcher(SPEC, seed=players * 10 + s, iterations=10, seconds=None) for s in range(players)]
-        for bot in bots:
-            assert bot.playout is not None
-            if not native:
-                bot.playout = None
-        played.append(play_game(RULES, bots, f"playout-search-{players}", players))
-    fast, slow = played
-    assert fast.history == slow.history
-    assert fast.result.scores == slow.result.scores and fast.result.winners == slow.result.winners
+    assert SPEC.greedy_playout(ArtifactsRules(RULES.data), SPEC.greedy()) is not None
