@@ -30,7 +30,8 @@ def _turn_order(state: Any) -> list[int]:
     return [(state.first_player + k) % n for k in range(n)]
 
 
-# The playout reads the game's state: a Prosperity rollout draws nothing (games/prosperity/playout.pyx).
+# The playout reads the game state only: its one chance, the deck order, is already dealt there
+# in a determinization (games/prosperity/playout.pyx).
 _greedy_playout = greedy_playout(ProsperityRules, GreedyBot, "games.prosperity.playout", lambda match: match.game)
 
 
