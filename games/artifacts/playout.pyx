@@ -669,7 +669,6 @@ cdef void _buys(Tables t, Game* g, Decision* d, int die, Command* c, Best* b,
                 int n_markets, int* m_deck, int* m_slot, int n_places, int* rows, int* cols,
                 double* buy_values, bint* buy_known, int* upgrades, int n_upgrades, double* up_values):
     cdef int i, j, card
-    cdef double v
     for i in range(n_markets):
         card = g.market[m_deck[i]][m_slot[i]]
         for j in range(n_places):
