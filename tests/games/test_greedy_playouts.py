@@ -10,12 +10,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from contracts.lifecycle import Resign
 from games.bots import RandomBot
 from games.catalog import SPECS
 from games.mcts import MCTSBot, searcher
-from games.offline import new_game
+from games.offline import OfflineGame, new_game
 from games.play import play_game
-from games.spec import GameSpec
+from games.spec import GameSpec, Playout
 from tests.games.compiled import why_not_built
 
 PLAYOUTS = sorted(name for name, spec in SPECS.items() if spec.greedy_playout is not None)
@@ -28,6 +29,17 @@ def _spec(name: str) -> GameSpec:
     if reason is not None:
         pytest.skip(reason)
     return SPECS[name]
+
+
+def _taken(play: Playout, game: OfflineGame) -> OfflineGame:
+    """`game` played on by its first legal commands (set-up) to the first position `play` takes."""
+    for _ in range(50):
+        if play(game) is not None:
+            return game
+        seat = game.current_player()
+        assert seat is not None
+        game.apply(game.legal_actions(seat)[0], seat)
+    raise AssertionError("the playout took no position of the set-up's first 50 commands")
 
 
 def test_the_games_with_a_playout() -> None:
@@ -73,16 +85,27 @@ def test_the_playout_steps_aside_once_the_rules_data_is_replaced(name: str) -> N
     swapped = type(rules)(rules.data)
     play = spec.greedy_playout(swapped, spec.greedy())
     assert play is not None
-    game = new_game(swapped, 2, f"playout-swapped-{name}", record_events=False)
-    for _ in range(50):  # set-up, then the first position the playout takes
-        if play(game) is not None:
-            break
-        seat = game.current_player()
-        assert seat is not None
-        game.apply(game.legal_actions(seat)[0], seat)
-    assert play(game) is not None
+    game = _taken(play, new_game(swapped, 2, f"playout-swapped-{name}", record_events=False))
     swapped.data = msgspec.structs.replace(rules.data, data_version="playout-swapped")
     assert play(game) is None
+
+
+@pytest.mark.parametrize("name", PLAYOUTS)
+def test_a_game_with_a_resigned_seat_is_rolled_out_in_python(name: str) -> None:
+    """The referee plays a resigned seat's default actions, which a playout does not model: the
+    search rolls out in Python there, and still chooses."""
+    spec = _spec(name)
+    assert spec.greedy_playout is not None
+    play = spec.greedy_playout(spec.rules, spec.greedy())
+    assert play is not None
+    game = _taken(play, new_game(spec.rules, 3, f"playout-resigned-{name}", record_events=False))
+    resigned = game.clone(keep_events=False)
+    resigned.apply(Resign(), 2)
+    assert play(resigned) is None
+    bot = searcher(spec, seed=1, iterations=3, seconds=None)
+    seat = resigned.current_player()
+    assert seat is not None
+    assert bot.choose_from(resigned, seat) in resigned.legal_actions(seat)
 
 
 @pytest.mark.parametrize(("name", "players"), [(name, n) for name in PLAYOUTS for n in (2, 3, 4)])

@@ -4,15 +4,14 @@ generator, so a search picks the same moves with it as without it."""
 
 from __future__ import annotations
 
+import functools
 import math
-import random
 from collections import Counter
 
 import msgspec
 import pytest
 
 from contracts import artifacts as c
-from contracts.lifecycle import Resign
 from contracts.limits import MAX_LIST, MAX_WORD
 from games.artifacts import RULES
 from games.artifacts.bots import GreedyBot
@@ -21,23 +20,14 @@ from games.artifacts.legal import EXACT_SALES
 from games.artifacts.rules import ArtifactsRules
 from games.artifacts.state import HIDDEN_CARD, PLAY
 from games.catalog import SPECS
-from games.mcts import MCTSBot, searcher
 from games.offline import OfflineGame, new_game
 from tests.games.compiled import why_not_built
+from tests.games.playouts import rollout_both_ways, searches_both_ways, walk
 
 SPEC = SPECS["artifacts"]
 
 _NOT_BUILT = why_not_built("games.artifacts.playout")
 pytestmark = pytest.mark.skipif(_NOT_BUILT is not None, reason=str(_NOT_BUILT))
-
-
-def _bots(rules: ArtifactsRules, seed: int) -> tuple[MCTSBot, MCTSBot]:
-    """The hosted search over `rules` twice, with the same seed: rolling out in C, and in Python."""
-    fast = searcher(SPEC, seed=seed, iterations=1, seconds=None, rules=rules)
-    slow = searcher(SPEC, seed=seed, iterations=1, seconds=None, rules=rules)
-    assert fast.playout is not None, "the search over these rules has no playout"
-    slow.playout = None
-    return fast, slow
 
 
 def _compare(rules: ArtifactsRules, game: OfflineGame, sample: str, seed: int, seen: Counter[str]) -> None:
@@ -56,14 +46,7 @@ def _compare(rules: ArtifactsRules, game: OfflineGame, sample: str, seed: int, s
     assert maker is not None
     if len(legal) > 1:
         assert first[1] == maker.greedy().choose(game.view(seat), legal, seat), sample
-    fast, slow = _bots(rules, seed)
-    by_c = fast._playout(game.clone(resample=True, rng_seed=sample, keep_events=False))
-    assert by_c is not None, f"{sample}: the playout declined a play position"
-    copy = game.clone(resample=True, rng_seed=sample, keep_events=False)
-    before = len(copy.history)
-    slow._rollout(copy)
-    assert by_c == copy.returns(), sample
-    assert fast._rng.getstate() == slow._rng.getstate(), f"{sample}: forced moves drew differently"
+    copy, played = rollout_both_ways(SPEC, rules, game, sample, seed)
     end = copy.match.game
     full = playout.playout(playout.Tables(rules.data), game.clone(resample=True, rng_seed=sample).match)
     assert full is not None, sample
@@ -72,7 +55,6 @@ def _compare(rules: ArtifactsRules, game: OfflineGame, sample: str, seed: int, s
     seen["large holdings"] += math.prod(h + 1 for h in game.match.game.players[seat].artifacts) - 1 > EXACT_SALES
     seen["collectors listed"] += any(isinstance(a, c.SellToCollectors) for a in legal)
     seen["forced"] += full[1] > 0
-    played = [action for _, action in copy.history[before:]]
     for kind in (c.Buy, c.Upgrade, c.SellToMuseum, c.SellToCollectors, c.Dive, c.UseAction):
         seen[kind.__name__] += any(isinstance(a, kind) for a in played)
     seen["mixed sale"] += any(isinstance(a, c.SellToCollectors) and sum(map(bool, (a.fossil, a.scroll, a.gem,
@@ -85,24 +67,9 @@ def _compare(rules: ArtifactsRules, game: OfflineGame, sample: str, seed: int, s
 def _walk(rules: ArtifactsRules, games: int, every: float, tag: str) -> Counter[str]:
     """Games of 2-4 players played by a mix of random and greedy moves, the playouts compared at about
     `every` of their play positions; what the rollouts went through."""
-    maker = SPEC.bots_for(rules)
-    assert maker is not None
-    bot = maker.greedy()
-    seen: Counter[str] = Counter()
-    for g in range(games):
-        n = 2 + g % 3
-        game = new_game(rules, n, f"{tag}-{g}", record_events=False)
-        pick = random.Random(g)
-        while not game.is_terminal():
-            seat = game.current_player()
-            assert seat is not None
-            legal = game.legal_actions(seat)
-            if game.match.game.phase == PLAY and pick.random() < every:
-                _compare(rules, game, f"{tag}-{g}-{game.version}", g, seen)
-            wild = pick.random() < 0.3
-            action = legal[pick.randrange(len(legal))] if wild else bot.choose(game.view(seat), legal, seat)
-            game.apply(action, seat)
-    return seen
+    return walk(
+        SPEC, rules, games, every, tag, lambda game: game.match.game.phase == PLAY, functools.partial(_compare, rules)
+    )
 
 
 def test_the_playout_rolls_out_as_the_python_search_does() -> None:
@@ -170,7 +137,7 @@ def test_holdings_past_the_exact_list_of_sales_are_sold_as_the_python_rules_list
 
 
 def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
-    fast, _ = _bots(RULES, 0)
+    fast, _ = searches_both_ways(SPEC, RULES, 0)
     assert fast.playout is not None
     game = new_game(RULES, 3, "playout-declines", record_events=False)
     assert fast.playout(game) is None, "arranging the starting cards is the Python rules'"
@@ -185,14 +152,6 @@ def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
     rich = game.clone(keep_events=False)
     rich.match.game.players[0].dollars = 2**41
     assert fast.playout(rich) is None, "sums past a long long's reach over a game roll out in Python"
-    resigned = game.clone(keep_events=False)
-    resigned.apply(Resign(), 2)
-    assert fast.playout(resigned) is None, "the referee plays a resigned seat's defaults"
-    # The search falls back to its Python rollout there and still chooses.
-    bot = searcher(SPEC, seed=1, iterations=3, seconds=None)
-    seat = resigned.current_player()
-    assert seat is not None
-    assert bot.choose_from(resigned, seat) in resigned.legal_actions(seat)
 
 
 def test_data_it_cannot_hold_gets_no_playout() -> None:

@@ -4,16 +4,14 @@ the same moves with it as without it."""
 
 from __future__ import annotations
 
-import random
+import functools
 from collections import Counter
 from typing import Any
 
 import msgspec
 import pytest
 
-from contracts.lifecycle import Resign
 from games.catalog import SPECS
-from games.mcts import MCTSBot, searcher
 from games.offline import OfflineGame, new_game
 from games.prosperity import RULES
 from games.prosperity.bots import GreedyBot
@@ -21,21 +19,13 @@ from games.prosperity.components import ProsperityData
 from games.prosperity.rules import ProsperityRules
 from games.prosperity.state import ACTIONS, COUNT, FINAL, SETUP
 from tests.games.compiled import why_not_built
+from tests.games.playouts import rollout_both_ways, searches_both_ways, walk
 
 SPEC = SPECS["prosperity"]
 
 
 _NOT_BUILT = why_not_built("games.prosperity.playout")
 pytestmark = pytest.mark.skipif(_NOT_BUILT is not None, reason=str(_NOT_BUILT))
-
-
-def _bots(rules: ProsperityRules, seed: int) -> tuple[MCTSBot, MCTSBot]:
-    """The hosted search over `rules` twice, with the same seed: rolling out in C, and in Python."""
-    fast = searcher(SPEC, seed=seed, iterations=1, seconds=None, rules=rules)
-    slow = searcher(SPEC, seed=seed, iterations=1, seconds=None, rules=rules)
-    assert fast.playout is not None, "the search over these rules has no playout"
-    slow.playout = None
-    return fast, slow
 
 
 def _kind(game: OfflineGame) -> str:
@@ -49,13 +39,7 @@ def _compare(rules: ProsperityRules, game: OfflineGame, sample: str, seed: int, 
     `seen` counts what the rollout went through."""
     from games.prosperity import playout
 
-    fast, slow = _bots(rules, seed)
-    by_c = fast._playout(game.clone(resample=True, rng_seed=sample, keep_events=False))
-    assert by_c is not None, f"{sample}: the playout declined a {_kind(game)} position"
-    copy = game.clone(resample=True, rng_seed=sample, keep_events=False)
-    slow._rollout(copy)
-    assert by_c == copy.returns(), sample
-    assert fast._rng.getstate() == slow._rng.getstate(), f"{sample}: forced moves drew differently"
+    copy, _ = rollout_both_ways(SPEC, rules, game, sample, seed)
     end = copy.match.game
     full = playout.playout(playout.Tables(rules.data), game.clone(resample=True, rng_seed=sample).match.game)
     assert full is not None and (full[2], full[3]) == (end.final_scores, end.final_money), sample
@@ -71,24 +55,9 @@ def _compare(rules: ProsperityRules, game: OfflineGame, sample: str, seed: int, 
 def _walk(rules: ProsperityRules, games: int, every: float, tag: str) -> Counter[str]:
     """Games of 2-4 players played by a mix of random and greedy moves (both board sides, every
     phase), the playouts compared at about `every` of their positions; the kinds compared."""
-    greedy = SPEC.bots_for(rules)
-    assert greedy is not None
-    bot = greedy.greedy()
-    seen: Counter[str] = Counter()
-    for g in range(games):
-        n = 2 + g % 3
-        game = new_game(rules, n, f"{tag}-{g}", record_events=False)
-        pick = random.Random(g)
-        while not game.is_terminal():
-            seat = game.current_player()
-            assert seat is not None
-            legal = game.legal_actions(seat)
-            if game.match.game.phase != SETUP and pick.random() < every:
-                _compare(rules, game, f"{tag}-{g}-{game.version}", g, seen)
-            wild = pick.random() < 0.3
-            action = legal[pick.randrange(len(legal))] if wild else bot.choose(game.view(seat), legal, seat)
-            game.apply(action, seat)
-    return seen
+    return walk(
+        SPEC, rules, games, every, tag, lambda game: game.match.game.phase != SETUP, functools.partial(_compare, rules)
+    )
 
 
 def test_the_playout_rolls_out_as_the_python_search_does_from_every_kind_of_position() -> None:
@@ -156,7 +125,7 @@ def test_a_forced_move_draws_as_the_python_rollout_draws() -> None:
     for p in game.match.game.players:
         p.discs, p.money, p.research = 0, 0, [RULES.data.research_top] * 2
     assert len(game.legal_actions(game.current_player())) == 1
-    fast, _ = _bots(RULES, 3)
+    fast, _ = searches_both_ways(SPEC, RULES, 3)
     assert fast.playout is not None
     played = fast.playout(game.clone(resample=True, rng_seed="forced", keep_events=False))
     assert played is not None and played[1] > 0
@@ -164,7 +133,7 @@ def test_a_forced_move_draws_as_the_python_rollout_draws() -> None:
 
 
 def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
-    fast, _ = _bots(RULES, 0)
+    fast, _ = searches_both_ways(SPEC, RULES, 0)
     assert fast.playout is not None
     game = new_game(RULES, 3, "playout-declines", record_events=False)
     assert fast.playout(game) is None, "set-up is the Python rules'"
@@ -174,9 +143,6 @@ def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
     hidden = game.clone(keep_events=False)
     hidden.match.game.deck[-1] = "?"
     assert fast.playout(hidden) is None, "a deck folded from public events is not dealt"
-    resigned = game.clone(keep_events=False)
-    resigned.apply(Resign(), 2)
-    assert fast.playout(resigned) is None, "the referee plays a resigned seat's defaults"
     # A count waiting with one choice only is no position the rules leave (PRO-R2): it would not draw
     # for a forced move as the Python rollout does.
     while game.match.game.phase != COUNT:
@@ -189,11 +155,6 @@ def test_positions_it_does_not_take_are_rolled_out_in_python() -> None:
     head.energy, head.money, odd.match.game.symbol = -1, 0, "energy"
     assert len(odd.legal_actions(odd.current_player())) == 1
     assert fast.playout(odd) is None
-    # The search falls back to its Python rollout there and still chooses.
-    bot = searcher(SPEC, seed=1, iterations=3, seconds=None)
-    seat = resigned.current_player()
-    assert seat is not None
-    assert bot.choose_from(resigned, seat) in resigned.legal_actions(seat)
 
 
 def test_data_it_cannot_hold_gets_no_playout() -> None:
