@@ -93,6 +93,7 @@ cdef double PIP = greedy.PIP
 cdef double ARTIFACT_DOLLARS[N_KINDS]
 ARTIFACT_DOLLARS[:] = [greedy.ARTIFACT_DOLLARS[k] for k in KINDS]
 cdef int SCROLL = KINDS.index("scroll")
+cdef long long EXACT = EXACT_SALES  # a C value: read on every Private Collectors slot
 # What a loaded state may hold (dollars, cubes, reputation, the round): larger ones roll out in Python.
 cdef long long STATE_BOUND = 1LL << 40
 
@@ -638,9 +639,9 @@ cdef void _sales(Game* g, Decision* d, int die, Command* c, Best* b):
     cdef bint exact
     for k in range(N_KINDS):
         combos *= held[k] + 1
-        if combos > EXACT_SALES + 1:
+        if combos > EXACT + 1:
             break
-    exact = combos - 1 <= EXACT_SALES
+    exact = combos - 1 <= EXACT
     c.kind = C_COLLECTORS
     for f0 in range(held[0] + 1):
         if not exact and not _listed(f0, held[0]):
