@@ -228,12 +228,37 @@ class LocalCluster:
             node.stop()
 
 
-def stop_folder(folder: Path) -> None:
-    """Stop every server started under `folder` (by the pid files they left)."""
+def _running(pid: int) -> bool:
+    """Whether `pid` has not exited yet (a zombie has: its files are closed)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError, IndexError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][:1] != "Z"
+    return True
+
+
+def stop_folder(folder: Path, timeout_s: float = 10.0) -> None:
+    """Stop every server started under `folder` (by the pid files they left) and wait until each has
+    exited, SIGKILL after `timeout_s`. A server still writes into its folder while it shuts down, so
+    a caller removing the folder right after (.ci/run's `rm -rf`) failed now and then."""
+    pids = []
     for pid_file in folder.glob("**/pid"):
         with contextlib.suppress(ProcessLookupError, ValueError):
-            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+            pid = int(pid_file.read_text())
+            os.kill(pid, signal.SIGTERM)
+            pids.append(pid)
         pid_file.unlink()
+    deadline = time.monotonic() + timeout_s
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.02)
+        pids = [pid for pid in pids if _running(pid)]
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def main(argv: list[str] | None = None) -> int:
