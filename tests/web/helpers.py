@@ -67,6 +67,18 @@ async def data(page: Any, selector: str) -> list[dict[str, str]]:
     return found
 
 
+async def at(page: Any, path: str) -> None:
+    """Wait until the page shows `path` (its location, polled in the page). The router moves with
+    history.pushState; waiting for Playwright's navigation event instead once timed out in CI
+    with no event seen at all, so this reads the state the user sees, and says where the page is
+    when it never gets there."""
+    try:
+        await page.wait_for_function("(p) => location.pathname === p", arg=path, timeout=15_000)
+    except Exception as exc:
+        where = await page.evaluate("[location.href, document.querySelector('main h1')?.textContent]")
+        raise AssertionError(f"the page never reached {path}: it shows {where}") from exc
+
+
 async def board(page: Any, version: int) -> None:
     await page.wait_for_selector(f".board-host > .board[data-version='{version}']")
     assert not await page.locator(".board-host > .board > p.error").count(), "the board could not be drawn"

@@ -17,8 +17,16 @@ async function answer(response) {
   return body;
 }
 
-export async function getJSON(url) {
-  return answer(await fetch(url, { headers: { Accept: "application/json" } }));
+// With `patience` (ms), a request left unanswered that long fails like any other, so a caller that
+// asks again on failure (the lobby's refresh) is never stopped by one answer that never comes.
+export async function getJSON(url, patience) {
+  const signal = patience ? AbortSignal.timeout(patience) : undefined;
+  try {
+    return await answer(await fetch(url, { headers: { Accept: "application/json" }, signal }));
+  } catch (err) {
+    if (err?.name === "TimeoutError") throw new Error(`no answer within ${patience / 1000} s`);
+    throw err;
+  }
 }
 
 async function postFile(url, bytes) {

@@ -7,6 +7,9 @@ import { clear, h, titleCase } from "./dom.js";
 import { playersLine } from "./game.js";
 
 const PAGE = 20;
+// The refresh asks every 5 s; one request that hangs (a proxy, a gateway restarting) fails after
+// this long and the next is asked as after any failure, instead of the list freezing for good.
+const PATIENCE_MS = 10_000;
 const STATUSES = ["open", "running", "over", "archived"];
 
 function when(ms) {
@@ -94,7 +97,7 @@ export async function showLobby(main, query) {
     const mine = ++asked;
     let board;
     try {
-      board = await getJSON(`/v1/ratings?${params}`);
+      board = await getJSON(`/v1/ratings?${params}`, PATIENCE_MS);
     } catch {
       return; // the game list says already that Redis is not available
     }
@@ -177,7 +180,7 @@ export async function showLobby(main, query) {
     history.replaceState({}, "", "/" + (shown.toString() ? "?" + shown : ""));
     let list;
     try {
-      list = await getJSON(`/v1/games?${params}`);
+      list = await getJSON(`/v1/games?${params}`, PATIENCE_MS);
     } catch (err) {
       if (mine !== listed) return;
       // The list needs Redis; opening a game file does not.
