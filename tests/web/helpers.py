@@ -3,6 +3,7 @@ public view of the same version; the secrets of a game, to look for them in what
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -68,15 +69,19 @@ async def data(page: Any, selector: str) -> list[dict[str, str]]:
 
 
 async def at(page: Any, path: str) -> None:
-    """Wait until the page shows `path` (its location, polled in the page). The router moves with
-    history.pushState; waiting for Playwright's navigation event instead once timed out in CI
-    with no event seen at all, so this reads the state the user sees, and says where the page is
-    when it never gets there."""
+    """Wait until the page's path is `path` (percent-encoded, as in a link), polled in the page.
+    A finished game's page replaces its URL with `?v=LAST` as soon as it is drawn, so a URL
+    pattern Playwright only matches against navigation events could see both changes land before
+    it looked and wait for one that never comes (CI timed out so once, no event seen)."""
+    from playwright.async_api import Error, TimeoutError
+
     try:
         await page.wait_for_function("(p) => location.pathname === p", arg=path, timeout=15_000)
-    except Exception as exc:
-        where = await page.evaluate("[location.href, document.querySelector('main h1')?.textContent]")
-        raise AssertionError(f"the page never reached {path}: it shows {where}") from exc
+    except TimeoutError:
+        where = page.url
+        with contextlib.suppress(Error):
+            where = await page.evaluate("`${location.href} (${document.querySelector('main h1')?.textContent})`")
+        raise AssertionError(f"the page never reached {path}: it shows {where}") from None
 
 
 async def board(page: Any, version: int) -> None:

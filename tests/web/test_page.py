@@ -383,6 +383,7 @@ async def test_a_refresh_that_never_gets_an_answer_does_not_stop_the_lobby(stack
         first = await api.create("sentient", 2)
         page, _seen = await browser.page()
         held: list[Any] = []
+        second = asyncio.Event()
         asked = 0
 
         async def hang_the_second(route: Any) -> None:
@@ -390,6 +391,7 @@ async def test_a_refresh_that_never_gets_an_answer_does_not_stop_the_lobby(stack
             asked += 1
             if asked == 2:
                 held.append(route)  # never answered while the test looks
+                second.set()
             else:
                 await route.continue_()
 
@@ -397,16 +399,68 @@ async def test_a_refresh_that_never_gets_an_answer_does_not_stop_the_lobby(stack
         try:
             await page.goto(stack.url + "/")
             await page.locator(f"tr[data-game-id='{first}']").wait_for()
-            deadline = time.monotonic() + 10
-            while not held and time.monotonic() < deadline:  # the first refresh, 5 s after the list
-                await asyncio.sleep(0.1)
-            assert held, "the lobby asked no second time"
+            await asyncio.wait_for(second.wait(), 10)  # the first refresh, 5 s after the list
             later = await api.create("sentient", 2)
-            alert = page.locator("td.error[role='alert']")
-            await alert.wait_for(timeout=15_000)
-            assert "no answer within 10 s" in await alert.inner_text()
+            # One check that waits: the alert lasts only until the next refresh, 5 s later.
+            await page.wait_for_function(
+                "() => document.querySelector(\"td.error[role='alert']\")?.textContent"
+                ".includes('no answer within 10 s')",
+                timeout=15_000,
+            )
             await page.locator(f"tr[data-game-id='{later}']").wait_for(timeout=15_000)
             await page.locator(f"tr[data-game-id='{first}']").wait_for()
+        finally:
+            for route in held:
+                await route.abort()
+    finally:
+        await api.close()
+
+
+async def test_a_lobby_answering_late_leaves_the_game_shown_since(stack: Stack, browser: Browser) -> None:
+    """The lobby's first list request hangs; meanwhile the user goes to a live game. When the
+    lobby gives up (its patience), it must not take the game's place as the view to leave: going
+    back closes the game's WebSocket."""
+    api = stack.api()
+    try:
+        game_id = await api.create("sentient", 2)
+        first = await api.join(game_id, 0, "ann")
+        await api.join(game_id, 1, "bob")
+        await api.start(first)
+        page, _seen = await browser.page()
+        held: list[Any] = []
+        hung = asyncio.Event()
+
+        async def hang_the_first(route: Any) -> None:
+            if not held:
+                held.append(route)
+                hung.set()
+            else:
+                await route.continue_()
+
+        sockets: list[Any] = []
+        page.on("websocket", lambda ws: sockets.append(ws))
+        gave_up = asyncio.Event()
+        page.on("requestfailed", lambda r: gave_up.set() if "/v1/games?" in r.url else None)
+        await page.route(re.compile(r"/v1/games\?"), hang_the_first)
+        try:
+            await page.goto(stack.url + "/")
+            await asyncio.wait_for(hung.wait(), 10)
+            await page.evaluate(
+                "(id) => { history.pushState({}, '', `/games/${id}`); dispatchEvent(new PopStateEvent('popstate')); }",
+                game_id,
+            )
+            await page.locator(".board-host > .board").wait_for()
+            deadline = time.monotonic() + 10
+            while not sockets and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert len(sockets) == 1 and not sockets[0].is_closed()
+            await asyncio.wait_for(gave_up.wait(), 15)  # the lobby's request failed at its patience
+            await page.go_back()
+            await page.locator("#f-title").wait_for()
+            deadline = time.monotonic() + 5
+            while not sockets[0].is_closed() and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert sockets[0].is_closed(), "the game's WebSocket outlived the game's page"
         finally:
             for route in held:
                 await route.abort()

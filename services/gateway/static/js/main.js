@@ -14,29 +14,39 @@ const main = document.getElementById("main");
 let leave = () => {};
 let opened = null; // the last file opened, kept while the page lives
 
+let routed = 0;
+// A view that took long to draw (a slow answer) must not take the place of one routed since:
+// its way out is called at once, and the newer view's stays the one called on the next move.
+function keep(mine, done) {
+  if (mine === routed) leave = done;
+  else done();
+}
+
 async function route() {
   leave();
   leave = () => {};
+  const mine = ++routed;
   const path = location.pathname;
   const game = path.match(/^\/games\/([^/]+)(?:\/audit\/([^/]+))?\/?$/);
   if (game) {
     const id = decodeURIComponent(game[1]);
     const version = new URLSearchParams(location.search).get("v");
-    leave = await showGame(main, new GameSource(id), { version, audit: game[2] ? decodeURIComponent(game[2]) : null });
+    keep(mine, await showGame(main, new GameSource(id), { version, audit: game[2] ? decodeURIComponent(game[2]) : null }));
   } else if (path === "/open") {
     if (opened) await openSource(opened, false);
     else showOpen();
   } else if (path === "/fairness") {
     showFairness();
   } else {
-    leave = await showLobby(main, new URLSearchParams(location.search));
+    keep(mine, await showLobby(main, new URLSearchParams(location.search)));
   }
 }
 
 async function openSource(source, push) {
   if (push) history.pushState({}, "", "/open");
   const hash = new URLSearchParams(location.hash.slice(1));
-  leave = await showGame(main, source, { version: hash.get("v"), audit: hash.get("audit") });
+  const mine = ++routed;
+  keep(mine, await showGame(main, source, { version: hash.get("v"), audit: hash.get("audit") }));
 }
 
 async function openFile(file) {
