@@ -468,6 +468,41 @@ async def test_a_lobby_answering_late_leaves_the_game_shown_since(stack: Stack, 
         await api.close()
 
 
+async def test_a_game_answering_after_back_was_pressed_does_not_draw_over_the_lobby(
+    stack: Stack, browser: Browser
+) -> None:
+    """The user opens a game and presses Back while it loads; when the game's answer comes, the
+    lobby stays: no board drawn over it, its URL and title untouched."""
+    api = stack.api()
+    try:
+        game_id = await api.create("sentient", 2)
+        page, _seen = await browser.page()
+        await page.goto(stack.url + "/")
+        await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
+        held: list[Any] = []
+        hung = asyncio.Event()
+
+        async def hold(route: Any) -> None:
+            held.append(route)
+            hung.set()
+
+        await page.route(re.compile(rf"/v1/games/{game_id}$"), hold)
+        await page.locator(f"tr[data-game-id='{game_id}'] a").click()
+        await page.locator("p.loading").wait_for()
+        await asyncio.wait_for(hung.wait(), 10)
+        await page.go_back()
+        await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
+        async with page.expect_request_finished(lambda r: f"/v1/games/{game_id}/events" in r.url):
+            await held[0].continue_()
+        await asyncio.sleep(1.5)  # what the game would draw next needs one more small request
+        assert await page.locator("section.game").count() == 0
+        assert await page.locator(f"tr[data-game-id='{game_id}']").count() == 1
+        assert await page.evaluate("location.pathname + location.search") == "/"
+        assert await page.title() == "Games · dicestream"
+    finally:
+        await api.close()
+
+
 async def test_a_later_lobby_page_refreshes_too(stack: Stack, browser: Browser) -> None:
     """A page after the first (the games after its cursor) is redrawn as its games change, and
     stays that page: a game created since does not push rows into it."""

@@ -63,16 +63,20 @@ function fairnessBadge(report) {
 }
 
 export async function showGame(main, source, opts = {}) {
+  // Left for another view while an answer was awaited: nothing more is drawn, the URL is not touched.
+  const gone = () => opts.current && !opts.current();
   clear(main).append(h("p", { class: "loading" }, "Loading the game…"));
   let meta;
   try {
     meta = await source.open();
   } catch (err) {
-    clear(main).append(h("p", { class: "error", role: "alert" }, err instanceof ApiError ? err.message : String(err)));
+    if (!gone()) clear(main).append(h("p", { class: "error", role: "alert" }, err instanceof ApiError ? err.message : String(err)));
     return () => {};
   }
+  if (gone()) return () => {};
   const title = meta.summary.game_type;
   const served = await catalog(title, meta.summary.data_version);
+  if (gone()) return () => {};
   const data = served.data;
   const name = namer(title, data);
   let summary = meta.summary;
@@ -230,6 +234,7 @@ export async function showGame(main, source, opts = {}) {
     if (!opts.audit) setUrl(v);
   }
   function setUrl(v) {
+    if (gone()) return;
     const url = source.pageUrl(v === last && following ? null : v);
     if (location.pathname + location.search + location.hash !== url) history.replaceState({}, "", url);
   }

@@ -17,8 +17,9 @@ function when(ms) {
   return new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC";
 }
 
-export async function showLobby(main, query) {
+export async function showLobby(main, query, current = () => true) {
   const titles = await getJSON("/v1/catalog");
+  if (!current()) return () => {};
   const state = { title: query.get("title") || "", status: query.get("status") || "", cursor: query.get("cursor") || "" };
   const back = [];
   document.title = "Games · dicestream";

@@ -15,8 +15,13 @@ let leave = () => {};
 let opened = null; // the last file opened, kept while the page lives
 
 let routed = 0;
-// A view that took long to draw (a slow answer) must not take the place of one routed since:
-// its way out is called at once, and the newer view's stays the one called on the next move.
+// A view whose answers come after the user has moved on (a slow gateway, a Back pressed while it
+// loads) must not draw over the view routed since nor rewrite its URL: each view is told how to
+// ask whether it is still the one shown, and when it is not, its way out is called at once and the
+// newer view's stays the one called on the next move.
+function still(mine) {
+  return () => mine === routed;
+}
 function keep(mine, done) {
   if (mine === routed) leave = done;
   else done();
@@ -31,14 +36,15 @@ async function route() {
   if (game) {
     const id = decodeURIComponent(game[1]);
     const version = new URLSearchParams(location.search).get("v");
-    keep(mine, await showGame(main, new GameSource(id), { version, audit: game[2] ? decodeURIComponent(game[2]) : null }));
+    const audit = game[2] ? decodeURIComponent(game[2]) : null;
+    keep(mine, await showGame(main, new GameSource(id), { version, audit, current: still(mine) }));
   } else if (path === "/open") {
     if (opened) await openSource(opened, false);
     else showOpen();
   } else if (path === "/fairness") {
     showFairness();
   } else {
-    keep(mine, await showLobby(main, new URLSearchParams(location.search)));
+    keep(mine, await showLobby(main, new URLSearchParams(location.search), still(mine)));
   }
 }
 
@@ -46,7 +52,7 @@ async function openSource(source, push) {
   if (push) history.pushState({}, "", "/open");
   const hash = new URLSearchParams(location.hash.slice(1));
   const mine = ++routed;
-  keep(mine, await showGame(main, source, { version: hash.get("v"), audit: hash.get("audit") }));
+  keep(mine, await showGame(main, source, { version: hash.get("v"), audit: hash.get("audit"), current: still(mine) }));
 }
 
 async function openFile(file) {
