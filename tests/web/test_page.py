@@ -503,6 +503,127 @@ async def test_a_game_answering_after_back_was_pressed_does_not_draw_over_the_lo
         await api.close()
 
 
+async def test_a_game_left_while_its_board_loads_leaves_the_url_and_its_socket(stack: Stack, browser: Browser) -> None:
+    """The user opens a live game and presses Back while its first board loads; when the board's
+    answer comes, the lobby keeps its URL, and the game's WebSocket is closed."""
+    api = stack.api()
+    try:
+        game_id = await api.create("sentient", 2)
+        first = await api.join(game_id, 0, "ann")
+        await api.join(game_id, 1, "bob")
+        await api.start(first)
+        page, _seen = await browser.page()
+        sockets: list[Any] = []
+        page.on("websocket", lambda ws: sockets.append(ws))
+        await page.goto(stack.url + "/")
+        await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
+        held: list[Any] = []
+        hung = asyncio.Event()
+
+        async def hold(route: Any) -> None:
+            held.append(route)
+            hung.set()
+
+        await page.route(re.compile(rf"/v1/games/{game_id}/states\?"), hold)
+        await page.locator(f"tr[data-game-id='{game_id}'] a").click()
+        await asyncio.wait_for(hung.wait(), 10)
+        await page.locator("section.game").wait_for()
+        await page.go_back()
+        await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
+        async with page.expect_request_finished(lambda r: "/states?" in r.url):
+            await held[0].continue_()
+        deadline = time.monotonic() + 5
+        while not all(ws.is_closed() for ws in sockets) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert sockets and all(ws.is_closed() for ws in sockets), "the game's WebSocket outlived its page"
+        assert await page.evaluate("location.pathname + location.search") == "/"
+        assert await page.locator("section.game").count() == 0
+    finally:
+        await api.close()
+
+
+async def test_a_second_file_opens_at_its_own_last_version(no_redis: GatewayService, browser: Browser) -> None:
+    """A file dropped while another is shown opens at its own last version: the version in the URL
+    belonged to the file before it."""
+    (sentient,) = GOLDEN.glob("sentient-*p.jsonl")
+    (mechanica,) = GOLDEN.glob("mechanica-*p.jsonl")
+    last_s = len(history.parse_export(sentient.read_bytes().splitlines())[1].events)
+    last_m = len(history.parse_export(mechanica.read_bytes().splitlines())[1].events)
+    page, _seen = await browser.page()
+    await page.goto(no_redis.url + "/open")
+    await page.set_input_files("#file", str(sentient))
+    await board(page, last_s)
+    earlier = min(last_s, last_m) // 2
+    await page.locator("#version").fill(str(earlier))
+    await board(page, earlier)
+    assert page.url.endswith(f"/open#v={earlier}")
+    transfer = await page.evaluate_handle(
+        """(text) => { const t = new DataTransfer();
+            t.items.add(new File([text], "other.jsonl", { type: "application/x-ndjson" })); return t; }""",
+        mechanica.read_text(),
+    )
+    await page.dispatch_event("main", "drop", {"dataTransfer": transfer})  # dropped on the file shown
+    await page.locator("section.game[data-title='mechanica']").wait_for()
+    await board(page, last_m)
+    assert page.url.endswith(f"/open#v={last_m}")
+
+
+async def test_a_file_of_a_game_and_the_game_are_different_pages(stack: Stack, browser: Browser) -> None:
+    """The user views a finished game, drops its downloaded file (the same game id) and presses
+    Back: the game from the gateway is shown again at its own URL, not the file's view."""
+    api = stack.api()
+    try:
+        game_id, _ = await finished(api, "sentient")
+        exported = (await api.request("GET", f"/v1/games/{game_id}/export")).text
+        page, _seen = await browser.page()
+        await page.goto(f"{stack.url}/games/{game_id}")
+        await page.locator("section.game[data-source='live']").wait_for()
+        transfer = await page.evaluate_handle(
+            """(text) => { const t = new DataTransfer();
+                t.items.add(new File([text], "game.jsonl", { type: "application/x-ndjson" })); return t; }""",
+            exported,
+        )
+        await page.dispatch_event("main", "drop", {"dataTransfer": transfer})
+        await page.locator("section.game[data-source='file']").wait_for()
+        await at(page, "/open")
+        await page.go_back()
+        await page.locator(f"section.game[data-source='live'][data-game-id='{game_id}']").wait_for()
+        await at(page, f"/games/{game_id}")
+        await page.go_forward()
+        await page.locator("section.game[data-source='file']").wait_for()
+        await at(page, "/open")
+    finally:
+        await api.close()
+
+
+async def test_a_catalog_that_failed_once_is_asked_again(stack: Stack, browser: Browser) -> None:
+    """The names and values of a game's title fail to load once: the game says so; opened again,
+    it is drawn (the failure was not kept)."""
+    api = stack.api()
+    try:
+        game_id = await api.create("sentient", 2)
+        page, _seen = await browser.page()
+        failed: list[str] = []
+
+        async def fail_once(route: Any) -> None:
+            if failed:
+                await route.continue_()
+            else:
+                failed.append(route.request.url)
+                await route.fulfill(status=503, json={"title": "Unavailable"})
+
+        await page.route(re.compile(r"/v1/catalog/sentient"), fail_once)
+        await page.goto(f"{stack.url}/")
+        await page.locator(f"tr[data-game-id='{game_id}'] a").click()
+        await page.locator("main p.error[role='alert']").wait_for()
+        assert failed
+        await page.go_back()
+        await page.locator(f"tr[data-game-id='{game_id}'] a").click()
+        await board(page, 1)
+    finally:
+        await api.close()
+
+
 async def test_a_later_lobby_page_refreshes_too(stack: Stack, browser: Browser) -> None:
     """A page after the first (the games after its cursor) is redrawn as its games change, and
     stays that page: a game created since does not push rows into it."""

@@ -29,6 +29,10 @@ export async function getJSON(url, patience) {
   }
 }
 
+// A game's reads: an answer this late fails like an error (drawn as one), so a view always finishes
+// loading, and the router can always call its way out.
+const GAME_PATIENCE_MS = 30_000;
+
 async function postFile(url, bytes) {
   return answer(
     await fetch(url, { method: "POST", body: bytes, headers: { "Content-Type": "application/x-ndjson" } }),
@@ -41,7 +45,12 @@ const catalogs = new Map();
 export function catalog(title, dataVersion) {
   const key = `${title}\n${dataVersion || ""}`;
   const query = dataVersion ? `?data_version=${encodeURIComponent(dataVersion)}` : "";
-  if (!catalogs.has(key)) catalogs.set(key, getJSON(`/v1/catalog/${encodeURIComponent(title)}${query}`));
+  if (!catalogs.has(key)) {
+    const asked = getJSON(`/v1/catalog/${encodeURIComponent(title)}${query}`, GAME_PATIENCE_MS);
+    // A failure is not kept: the next view of a game of this title asks again.
+    asked.catch(() => catalogs.get(key) === asked && catalogs.delete(key));
+    catalogs.set(key, asked);
+  }
   return catalogs.get(key);
 }
 
@@ -79,14 +88,14 @@ export class GameSource {
     this.base = `/v1/games/${encodeURIComponent(gameId)}`;
     this.live = true;
     this.shareable = true;
-    this.states = new States((from, limit) => getJSON(`${this.base}/states?from_version=${from}&limit=${limit}`));
+    this.states = new States((from, limit) => getJSON(`${this.base}/states?from_version=${from}&limit=${limit}`, GAME_PATIENCE_MS));
   }
   async open() {
-    const state = await getJSON(this.base);
+    const state = await getJSON(this.base, GAME_PATIENCE_MS);
     const events = [];
     let after = null;
     for (;;) {
-      const page = await getJSON(`${this.base}/events?limit=1000${after ? "&after=" + after : ""}`);
+      const page = await getJSON(`${this.base}/events?limit=1000${after ? "&after=" + after : ""}`, GAME_PATIENCE_MS);
       events.push(...page.events);
       if (page.events.length < 1000) break;
       after = page.next;
@@ -94,10 +103,10 @@ export class GameSource {
     return { summary: state.summary, version: state.summary.version, events, cursor: events.at(-1)?.cursor };
   }
   audit(commandId) {
-    return getJSON(`${this.base}/audit?command_id=${encodeURIComponent(commandId)}`);
+    return getJSON(`${this.base}/audit?command_id=${encodeURIComponent(commandId)}`, GAME_PATIENCE_MS);
   }
   fairness() {
-    return getJSON(`${this.base}/fairness`);
+    return getJSON(`${this.base}/fairness`, GAME_PATIENCE_MS);
   }
   exportUrl() {
     return `${this.base}/export`;
@@ -112,7 +121,9 @@ export class GameSource {
   follow(cursor, onEvent, onStatus) {
     let closed = false;
     let socket = null;
+    let retry = null;
     const connect = () => {
+      if (closed) return;
       const scheme = location.protocol === "https:" ? "wss:" : "ws:";
       const query = cursor ? `?after=${encodeURIComponent(cursor)}` : "";
       socket = new WebSocket(`${scheme}//${location.host}${this.base}/events/ws${query}`);
@@ -128,12 +139,13 @@ export class GameSource {
       };
       socket.onclose = () => {
         onStatus("disconnected");
-        if (!closed) setTimeout(connect, 1000);
+        if (!closed) retry = setTimeout(connect, 1000);
       };
     };
     connect();
     return () => {
       closed = true;
+      clearTimeout(retry); // a reconnect due after the view is left opens nothing
       socket?.close();
     };
   }

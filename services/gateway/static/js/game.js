@@ -67,16 +67,17 @@ export async function showGame(main, source, opts = {}) {
   const gone = () => opts.current && !opts.current();
   clear(main).append(h("p", { class: "loading" }, "Loading the game…"));
   let meta;
+  let served;
   try {
     meta = await source.open();
+    if (gone()) return () => {};
+    served = await catalog(meta.summary.game_type, meta.summary.data_version);
   } catch (err) {
     if (!gone()) clear(main).append(h("p", { class: "error", role: "alert" }, err instanceof ApiError ? err.message : String(err)));
     return () => {};
   }
   if (gone()) return () => {};
   const title = meta.summary.game_type;
-  const served = await catalog(title, meta.summary.data_version);
-  if (gone()) return () => {};
   const data = served.data;
   const name = namer(title, data);
   let summary = meta.summary;
@@ -126,7 +127,8 @@ export async function showGame(main, source, opts = {}) {
   const otherData = played && served.data_version !== played
     ? h("p", { class: "warning", role: "note" }, `This game was played with data ${played}; this server keeps only ${served.data_version}, so names and values on the board may differ.`)
     : null;
-  clear(main).append(h("section", { class: "game", "data-game-id": source.gameId, "data-title": title }, head, otherData, body, auditBox));
+  const section = { class: "game", "data-game-id": source.gameId, "data-title": title, "data-source": source.live ? "live" : "file", "data-routed": opts.routed ?? "" };
+  clear(main).append(h("section", section, head, otherData, body, auditBox));
 
   let fairness = null;
   function renderHead() {
@@ -425,14 +427,20 @@ export async function showGame(main, source, opts = {}) {
   }
   window.addEventListener("popstate", onPop);
 
-  renderHead();
-  loadFairness();
-  await go(opts.version ? Number(opts.version) : last);
-  if (opts.audit) await showAudit(opts.audit);
-  return () => {
+  const leave = () => {
     pause();
     stopFollowing();
     document.removeEventListener("keydown", onKey);
     window.removeEventListener("popstate", onPop);
   };
+  renderHead();
+  loadFairness();
+  try {
+    await go(opts.version ? Number(opts.version) : last);
+    if (opts.audit && !gone()) await showAudit(opts.audit);
+  } catch (err) {
+    leave(); // the socket and listeners above are not left running when drawing fails
+    throw err;
+  }
+  return leave;
 }

@@ -37,7 +37,7 @@ async function route() {
     const id = decodeURIComponent(game[1]);
     const version = new URLSearchParams(location.search).get("v");
     const audit = game[2] ? decodeURIComponent(game[2]) : null;
-    keep(mine, await showGame(main, new GameSource(id), { version, audit, current: still(mine) }));
+    keep(mine, await showGame(main, new GameSource(id), { version, audit, current: still(mine), routed: mine }));
   } else if (path === "/open") {
     if (opened) await openSource(opened, false);
     else showOpen();
@@ -48,11 +48,15 @@ async function route() {
   }
 }
 
-async function openSource(source, push) {
+// `fresh`: a file just chosen or dropped opens at its own last version, not at the version or
+// audit of the file shown before it (the URL's hash).
+async function openSource(source, push, fresh = false) {
   if (push) history.pushState({}, "", "/open");
+  else if (fresh) history.replaceState({}, "", "/open");
   const hash = new URLSearchParams(location.hash.slice(1));
   const mine = ++routed;
-  keep(mine, await showGame(main, source, { version: hash.get("v"), audit: hash.get("audit"), current: still(mine) }));
+  const opts = { version: hash.get("v"), audit: hash.get("audit"), current: still(mine), routed: mine };
+  keep(mine, await showGame(main, source, opts));
 }
 
 async function openFile(file) {
@@ -60,7 +64,8 @@ async function openFile(file) {
   const bytes = await file.arrayBuffer();
   opened = new FileSource(file.name, bytes);
   leave();
-  await openSource(opened, location.pathname !== "/open");
+  leave = () => {};
+  await openSource(opened, location.pathname !== "/open", true);
 }
 
 function picker() {
@@ -144,10 +149,14 @@ document.addEventListener("click", (e) => {
   route();
 });
 window.addEventListener("popstate", () => {
-  // The game shown handles its own board <-> audit moves; anything else is a new route.
-  const shown = document.querySelector(".game")?.dataset.gameId;
+  // The game shown handles its own board <-> audit moves; anything else is a new route. Only the
+  // view the router shows now counts (not one left that is still on screen), and a game from the
+  // gateway and a file of the same game are different views.
+  const section = document.querySelector(".game");
+  const shown = Number(section?.dataset.routed) === routed ? section.dataset : null;
   const game = location.pathname.match(/^\/games\/([^/]+)/);
-  if (shown && ((game && decodeURIComponent(game[1]) === shown) || (location.pathname === "/open" && opened?.gameId === shown))) return;
+  if (shown?.source === "live" && game && decodeURIComponent(game[1]) === shown.gameId) return;
+  if (shown?.source === "file" && location.pathname === "/open" && opened?.gameId === shown.gameId) return;
   route();
 });
 
