@@ -3,8 +3,11 @@ public view of the same version; the secrets of a game, to look for them in what
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +85,52 @@ async def at(page: Any, path: str) -> None:
         with contextlib.suppress(Error):
             where = await page.evaluate("`${location.href} (${document.querySelector('main h1')?.textContent})`")
         raise AssertionError(f"the page never reached {path}: it shows {where}") from None
+
+
+class Held:
+    """A route handler that leaves requests unanswered until the test lets them go (a proxy or a
+    gateway that hangs): only the `nth` request (from 1) if given, the others pass, else every one."""
+
+    def __init__(self, nth: int | None = None) -> None:
+        self.nth = nth
+        self.seen = 0
+        self.routes: list[Any] = []
+        self.caught = asyncio.Event()
+
+    async def __call__(self, route: Any) -> None:
+        self.seen += 1
+        if self.nth is None or self.seen == self.nth:
+            self.routes.append(route)
+            self.caught.set()
+        else:
+            await route.continue_()
+
+    async def first(self, timeout: float = 10) -> None:
+        await asyncio.wait_for(self.caught.wait(), timeout)
+
+    async def drop(self) -> None:
+        """Fail what is still held, so that the page's context can close."""
+        for route in self.routes:
+            await route.abort()
+
+
+async def until(check: Callable[[], bool], seconds: float = 5) -> bool:
+    """Whether `check()` holds within `seconds` (polled): for what the page does not draw, such as
+    a WebSocket closing."""
+    deadline = time.monotonic() + seconds
+    while not check() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return check()
+
+
+async def drop(page: Any, text: str, name: str = "game.jsonl") -> None:
+    """Drop a game file on the page, as a user dragging it from their desktop."""
+    transfer = await page.evaluate_handle(
+        """([text, name]) => { const t = new DataTransfer();
+            t.items.add(new File([text], name, { type: "application/x-ndjson" })); return t; }""",
+        [text, name],
+    )
+    await page.dispatch_event("main", "drop", {"dataTransfer": transfer})
 
 
 async def board(page: Any, version: int) -> None:

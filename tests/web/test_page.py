@@ -31,7 +31,7 @@ from services.selfplay import record_game
 from tests.gateway.conftest import OPEN, Bare, Stack
 from tests.gateway.helpers import Api, Seat, gather, play
 from tests.web.conftest import Browser
-from tests.web.helpers import CHECKS, at, board, secrets
+from tests.web.helpers import CHECKS, Held, at, board, drop, secrets, until
 
 pytestmark = [
     pytest.mark.redis,
@@ -52,6 +52,15 @@ async def finished(api: Api, title: str) -> tuple[str, list[Seat]]:
     await api.start(seats[0])
     await gather(*playing, timeout=180)
     return game_id, seats
+
+
+async def running(api: Api) -> str:
+    """A Sentient game of two started and waiting for its first move (its page follows it live)."""
+    game_id = await api.create("sentient", 2)
+    first = await api.join(game_id, 0, "ann")
+    await api.join(game_id, 1, "bob")
+    await api.start(first)
+    return game_id
 
 
 async def state_at(api: Api, game_id: str, version: int) -> dict[str, Any]:
@@ -278,12 +287,7 @@ async def test_a_game_file_opens_with_redis_down(no_redis: GatewayService, brows
     if title == "sentient":  # dropped on the lobby (whose game list needs Redis)
         await page.goto(no_redis.url + "/")
         await page.locator(".error").wait_for()
-        transfer = await page.evaluate_handle(
-            """(text) => { const t = new DataTransfer();
-                t.items.add(new File([text], "game.jsonl", { type: "application/x-ndjson" })); return t; }""",
-            path.read_text(),
-        )
-        await page.dispatch_event("main", "drop", {"dataTransfer": transfer})
+        await drop(page, path.read_text(), "game.jsonl")
     else:  # chosen on /open
         await page.goto(no_redis.url + "/open")
         await page.set_input_files("#file", str(path))
@@ -382,24 +386,12 @@ async def test_a_refresh_that_never_gets_an_answer_does_not_stop_the_lobby(stack
     try:
         first = await api.create("sentient", 2)
         page, _seen = await browser.page()
-        held: list[Any] = []
-        second = asyncio.Event()
-        asked = 0
-
-        async def hang_the_second(route: Any) -> None:
-            nonlocal asked
-            asked += 1
-            if asked == 2:
-                held.append(route)  # never answered while the test looks
-                second.set()
-            else:
-                await route.continue_()
-
-        await page.route(re.compile(r"/v1/games\?"), hang_the_second)
+        held = Held(nth=2)  # the first refresh, 5 s after the list
+        await page.route(re.compile(r"/v1/games\?"), held)
         try:
             await page.goto(stack.url + "/")
             await page.locator(f"tr[data-game-id='{first}']").wait_for()
-            await asyncio.wait_for(second.wait(), 10)  # the first refresh, 5 s after the list
+            await held.first()
             later = await api.create("sentient", 2)
             # One check that waits: the alert lasts only until the next refresh, 5 s later.
             await page.wait_for_function(
@@ -410,8 +402,7 @@ async def test_a_refresh_that_never_gets_an_answer_does_not_stop_the_lobby(stack
             await page.locator(f"tr[data-game-id='{later}']").wait_for(timeout=15_000)
             await page.locator(f"tr[data-game-id='{first}']").wait_for()
         finally:
-            for route in held:
-                await route.abort()
+            await held.drop()
     finally:
         await api.close()
 
@@ -422,48 +413,30 @@ async def test_a_lobby_answering_late_leaves_the_game_shown_since(stack: Stack, 
     back closes the game's WebSocket."""
     api = stack.api()
     try:
-        game_id = await api.create("sentient", 2)
-        first = await api.join(game_id, 0, "ann")
-        await api.join(game_id, 1, "bob")
-        await api.start(first)
+        game_id = await running(api)
         page, _seen = await browser.page()
-        held: list[Any] = []
-        hung = asyncio.Event()
-
-        async def hang_the_first(route: Any) -> None:
-            if not held:
-                held.append(route)
-                hung.set()
-            else:
-                await route.continue_()
-
+        held = Held(nth=1)
         sockets: list[Any] = []
         page.on("websocket", lambda ws: sockets.append(ws))
         gave_up = asyncio.Event()
         page.on("requestfailed", lambda r: gave_up.set() if "/v1/games?" in r.url else None)
-        await page.route(re.compile(r"/v1/games\?"), hang_the_first)
+        await page.route(re.compile(r"/v1/games\?"), held)
         try:
             await page.goto(stack.url + "/")
-            await asyncio.wait_for(hung.wait(), 10)
+            await held.first()
             await page.evaluate(
                 "(id) => { history.pushState({}, '', `/games/${id}`); dispatchEvent(new PopStateEvent('popstate')); }",
                 game_id,
             )
             await page.locator(".board-host > .board").wait_for()
-            deadline = time.monotonic() + 10
-            while not sockets and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
+            assert await until(lambda: bool(sockets), 10)
             assert len(sockets) == 1 and not sockets[0].is_closed()
             await asyncio.wait_for(gave_up.wait(), 15)  # the lobby's request failed at its patience
             await page.go_back()
             await page.locator("#f-title").wait_for()
-            deadline = time.monotonic() + 5
-            while not sockets[0].is_closed() and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-            assert sockets[0].is_closed(), "the game's WebSocket outlived the game's page"
+            assert await until(sockets[0].is_closed), "the game's WebSocket outlived the game's page"
         finally:
-            for route in held:
-                await route.abort()
+            await held.drop()
     finally:
         await api.close()
 
@@ -479,21 +452,15 @@ async def test_a_game_answering_after_back_was_pressed_does_not_draw_over_the_lo
         page, _seen = await browser.page()
         await page.goto(stack.url + "/")
         await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
-        held: list[Any] = []
-        hung = asyncio.Event()
-
-        async def hold(route: Any) -> None:
-            held.append(route)
-            hung.set()
-
-        await page.route(re.compile(rf"/v1/games/{game_id}$"), hold)
+        held = Held()
+        await page.route(re.compile(rf"/v1/games/{game_id}$"), held)
         await page.locator(f"tr[data-game-id='{game_id}'] a").click()
         await page.locator("p.loading").wait_for()
-        await asyncio.wait_for(hung.wait(), 10)
+        await held.first()
         await page.go_back()
         await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
         async with page.expect_request_finished(lambda r: f"/v1/games/{game_id}/events" in r.url):
-            await held[0].continue_()
+            await held.routes[0].continue_()
         await asyncio.sleep(1.5)  # what the game would draw next needs one more small request
         assert await page.locator("section.game").count() == 0
         assert await page.locator(f"tr[data-game-id='{game_id}']").count() == 1
@@ -508,34 +475,22 @@ async def test_a_game_left_while_its_board_loads_leaves_the_url_and_its_socket(s
     answer comes, the lobby keeps its URL, and the game's WebSocket is closed."""
     api = stack.api()
     try:
-        game_id = await api.create("sentient", 2)
-        first = await api.join(game_id, 0, "ann")
-        await api.join(game_id, 1, "bob")
-        await api.start(first)
+        game_id = await running(api)
         page, _seen = await browser.page()
         sockets: list[Any] = []
         page.on("websocket", lambda ws: sockets.append(ws))
         await page.goto(stack.url + "/")
         await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
-        held: list[Any] = []
-        hung = asyncio.Event()
-
-        async def hold(route: Any) -> None:
-            held.append(route)
-            hung.set()
-
-        await page.route(re.compile(rf"/v1/games/{game_id}/states\?"), hold)
+        held = Held()
+        await page.route(re.compile(rf"/v1/games/{game_id}/states\?"), held)
         await page.locator(f"tr[data-game-id='{game_id}'] a").click()
-        await asyncio.wait_for(hung.wait(), 10)
+        await held.first()
         await page.locator("section.game").wait_for()
         await page.go_back()
         await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
         async with page.expect_request_finished(lambda r: "/states?" in r.url):
-            await held[0].continue_()
-        deadline = time.monotonic() + 5
-        while not all(ws.is_closed() for ws in sockets) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        assert sockets and all(ws.is_closed() for ws in sockets), "the game's WebSocket outlived its page"
+            await held.routes[0].continue_()
+        assert sockets and await until(lambda: all(ws.is_closed() for ws in sockets)), "the socket outlived its page"
         assert await page.evaluate("location.pathname + location.search") == "/"
         assert await page.locator("section.game").count() == 0
     finally:
@@ -557,12 +512,7 @@ async def test_a_second_file_opens_at_its_own_last_version(no_redis: GatewayServ
     await page.locator("#version").fill(str(earlier))
     await board(page, earlier)
     assert page.url.endswith(f"/open#v={earlier}")
-    transfer = await page.evaluate_handle(
-        """(text) => { const t = new DataTransfer();
-            t.items.add(new File([text], "other.jsonl", { type: "application/x-ndjson" })); return t; }""",
-        mechanica.read_text(),
-    )
-    await page.dispatch_event("main", "drop", {"dataTransfer": transfer})  # dropped on the file shown
+    await drop(page, mechanica.read_text(), "other.jsonl")  # dropped on the file shown
     await page.locator("section.game[data-title='mechanica']").wait_for()
     await board(page, last_m)
     assert page.url.endswith(f"/open#v={last_m}")
@@ -578,12 +528,7 @@ async def test_a_file_of_a_game_and_the_game_are_different_pages(stack: Stack, b
         page, _seen = await browser.page()
         await page.goto(f"{stack.url}/games/{game_id}")
         await page.locator("section.game[data-source='live']").wait_for()
-        transfer = await page.evaluate_handle(
-            """(text) => { const t = new DataTransfer();
-                t.items.add(new File([text], "game.jsonl", { type: "application/x-ndjson" })); return t; }""",
-            exported,
-        )
-        await page.dispatch_event("main", "drop", {"dataTransfer": transfer})
+        await drop(page, exported, "game.jsonl")
         await page.locator("section.game[data-source='file']").wait_for()
         await at(page, "/open")
         await page.go_back()
