@@ -174,6 +174,8 @@ async def opened(browser: Any, base: str, path: Path, width: int) -> tuple[Any, 
     await page.set_input_files("#file", str(path))
     last = await page.locator("#version").get_attribute("max")
     assert last is not None
+    # The last version drawn first, so that moving to the middle is the last scroll of the events.
+    await page.locator(f".board-host > .board[data-version='{last}']").wait_for()
     version = int(last) // 2
     await page.locator("#version").fill(str(version))
     await page.locator(f".board-host > .board[data-version='{version}']").wait_for()

@@ -471,8 +471,8 @@ async def test_a_game_answering_after_back_was_pressed_does_not_draw_over_the_lo
 
 
 async def test_a_game_left_while_its_board_loads_leaves_the_url_and_its_socket(stack: Stack, browser: Browser) -> None:
-    """The user opens a live game and presses Back while its first board loads; when the board's
-    answer comes, the lobby keeps its URL, and the game's WebSocket is closed."""
+    """The user opens a live game and presses Back while its first board loads: the game's
+    WebSocket closes at once, and when the board's answer comes the lobby keeps its URL."""
     api = stack.api()
     try:
         game_id = await running(api)
@@ -486,13 +486,62 @@ async def test_a_game_left_while_its_board_loads_leaves_the_url_and_its_socket(s
         await page.locator(f"tr[data-game-id='{game_id}'] a").click()
         await held.first()
         await page.locator("section.game").wait_for()
+        assert await until(lambda: bool(sockets), 10)
         await page.go_back()
         await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
+        assert await until(lambda: all(ws.is_closed() for ws in sockets)), "the socket outlived its page"
         async with page.expect_request_finished(lambda r: "/states?" in r.url):
             await held.routes[0].continue_()
-        assert sockets and await until(lambda: all(ws.is_closed() for ws in sockets)), "the socket outlived its page"
+        await asyncio.sleep(0.5)  # the board's answer is handled (the URL written, or not)
         assert await page.evaluate("location.pathname + location.search") == "/"
         assert await page.locator("section.game").count() == 0
+    finally:
+        await api.close()
+
+
+async def test_forward_to_a_game_while_the_lobby_loads_shows_the_game(stack: Stack, browser: Browser) -> None:
+    """From a game, Back to a lobby whose catalog hangs, then Forward: the game is drawn again at
+    its URL (what was on screen of it is not taken for the view shown), and the lobby's late
+    answer changes nothing."""
+    api = stack.api()
+    try:
+        game_id = await running(api)
+        page, _seen = await browser.page()
+        await page.goto(stack.url + "/")
+        await page.locator(f"tr[data-game-id='{game_id}'] a").click()
+        await at(page, f"/games/{game_id}")
+        drawn = page.locator(f"section.game[data-game-id='{game_id}'] .board-host > .board")
+        await drawn.wait_for()
+        held = Held()
+        await page.route(re.compile(r"/v1/catalog$"), held)
+        try:
+            await page.go_back()
+            await held.first()
+            await page.go_forward()
+            await at(page, f"/games/{game_id}")
+            await drawn.wait_for()
+            async with page.expect_request_finished(lambda r: r.url.endswith("/v1/catalog")):
+                await held.routes.pop(0).continue_()
+            await asyncio.sleep(0.5)  # the lobby's answer is handled (drawn, or not)
+            assert await drawn.count() == 1
+            assert await page.evaluate("location.pathname") == f"/games/{game_id}"
+        finally:
+            await held.drop()
+    finally:
+        await api.close()
+
+
+async def test_the_lobby_without_its_catalog_still_lists_the_games(stack: Stack, browser: Browser) -> None:
+    """The catalog (the titles' names) fails: the lobby still lists and filters the games, the
+    filter from the URL shown as chosen."""
+    api = stack.api()
+    try:
+        game_id = await api.create("sentient", 2)
+        page, _seen = await browser.page()
+        await page.route(re.compile(r"/v1/catalog$"), lambda route: route.fulfill(status=503, json={"title": "Down"}))
+        await page.goto(stack.url + "/?title=sentient")
+        await page.locator(f"tr[data-game-id='{game_id}']").wait_for()
+        assert await page.locator("#f-title").input_value() == "sentient"
     finally:
         await api.close()
 

@@ -29,8 +29,8 @@ export async function getJSON(url, patience) {
   }
 }
 
-// A game's reads: an answer this late fails like an error (drawn as one), so a view always finishes
-// loading, and the router can always call its way out.
+// A game's reads: an answer this late fails like an error and is drawn as one, instead of a view
+// loading for ever. (Not the fairness check, which replays the whole game and may take longer.)
 const GAME_PATIENCE_MS = 30_000;
 
 async function postFile(url, bytes) {
@@ -106,7 +106,7 @@ export class GameSource {
     return getJSON(`${this.base}/audit?command_id=${encodeURIComponent(commandId)}`, GAME_PATIENCE_MS);
   }
   fairness() {
-    return getJSON(`${this.base}/fairness`, GAME_PATIENCE_MS);
+    return getJSON(`${this.base}/fairness`);
   }
   exportUrl() {
     return `${this.base}/export`;

@@ -2,7 +2,7 @@
 // live while it runs (new events over the gateway's WebSocket, what they changed highlighted),
 // the event list in plain words, the audit of any command, the fairness badge once it is over.
 
-import { ApiError, catalog } from "./api.js";
+import { catalog } from "./api.js";
 import { drawBoard } from "./boards/index.js";
 import { changedPaths, highlight } from "./diff.js";
 import { clear, h, titleCase } from "./dom.js";
@@ -73,7 +73,7 @@ export async function showGame(main, source, opts = {}) {
     if (gone()) return () => {};
     served = await catalog(meta.summary.game_type, meta.summary.data_version);
   } catch (err) {
-    if (!gone()) clear(main).append(h("p", { class: "error", role: "alert" }, err instanceof ApiError ? err.message : String(err)));
+    if (!gone()) clear(main).append(h("p", { class: "error", role: "alert" }, err.message));
     return () => {};
   }
   if (gone()) return () => {};
@@ -127,8 +127,9 @@ export async function showGame(main, source, opts = {}) {
   const otherData = played && served.data_version !== played
     ? h("p", { class: "warning", role: "note" }, `This game was played with data ${played}; this server keeps only ${served.data_version}, so names and values on the board may differ.`)
     : null;
-  const section = { class: "game", "data-game-id": source.gameId, "data-title": title, "data-source": source.live ? "live" : "file", "data-routed": opts.routed ?? "" };
-  clear(main).append(h("section", section, head, otherData, body, auditBox));
+  const section = h("section", { class: "game", "data-game-id": source.gameId, "data-title": title, "data-source": source.live ? "live" : "file" }, head, otherData, body, auditBox);
+  section.routed = opts.routed; // which route drew it: the router's, kept off the markup
+  clear(main).append(section);
 
   let fairness = null;
   function renderHead() {
@@ -233,7 +234,7 @@ export async function showGame(main, source, opts = {}) {
       (acting.length ? ` · ${acting.join(", ")} to play` : state.summary.status === "over" ? " · game over" : "") +
       (shown ? ` · ${shown.querySelector(".what").textContent}` : "");
     now.dataset.version = v;
-    if (!opts.audit) setUrl(v);
+    if (!opts.audit && auditBox.hidden) setUrl(v); // a live event does not take an open audit's URL
   }
   function setUrl(v) {
     if (gone()) return;
@@ -433,14 +434,19 @@ export async function showGame(main, source, opts = {}) {
     document.removeEventListener("keydown", onKey);
     window.removeEventListener("popstate", onPop);
   };
-  renderHead();
-  loadFairness();
+  // The router holds the way out from now on: leaving while the first board loads closes the
+  // socket and the listeners at once, not when the board's answer comes.
+  opts.hand?.(leave);
   try {
+    renderHead();
+    loadFairness();
     await go(opts.version ? Number(opts.version) : last);
     if (opts.audit && !gone()) await showAudit(opts.audit);
   } catch (err) {
-    leave(); // the socket and listeners above are not left running when drawing fails
-    throw err;
+    // A game that cannot be drawn says so in place of a half-drawn board that no longer answers.
+    leave();
+    if (!gone()) clear(main).append(h("p", { class: "error", role: "alert" }, `This game could not be drawn: ${err.message}`));
+    return () => {};
   }
   return leave;
 }

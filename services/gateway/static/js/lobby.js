@@ -33,6 +33,8 @@ export async function showLobby(main, query, current = () => true) {
     { id: "f-title", name: "title" },
     h("option", { value: "" }, "every game"),
     titles.map((t) => h("option", { value: t.title, ...(t.title === state.title ? { selected: true } : {}) }, t.name)),
+    // A title from the URL that the catalog did not name (it failed) is still the filter shown.
+    state.title && !titles.some((t) => t.title === state.title) ? h("option", { value: state.title, selected: true }, state.title) : null,
   );
   const statusSel = h(
     "select",

@@ -37,7 +37,8 @@ async function route() {
     const id = decodeURIComponent(game[1]);
     const version = new URLSearchParams(location.search).get("v");
     const audit = game[2] ? decodeURIComponent(game[2]) : null;
-    keep(mine, await showGame(main, new GameSource(id), { version, audit, current: still(mine), routed: mine }));
+    const hand = (done) => keep(mine, done);
+    keep(mine, await showGame(main, new GameSource(id), { version, audit, current: still(mine), routed: mine, hand }));
   } else if (path === "/open") {
     if (opened) await openSource(opened, false);
     else showOpen();
@@ -55,7 +56,8 @@ async function openSource(source, push, fresh = false) {
   else if (fresh) history.replaceState({}, "", "/open");
   const hash = new URLSearchParams(location.hash.slice(1));
   const mine = ++routed;
-  const opts = { version: hash.get("v"), audit: hash.get("audit"), current: still(mine), routed: mine };
+  const hand = (done) => keep(mine, done);
+  const opts = { version: hash.get("v"), audit: hash.get("audit"), current: still(mine), routed: mine, hand };
   keep(mine, await showGame(main, source, opts));
 }
 
@@ -153,7 +155,7 @@ window.addEventListener("popstate", () => {
   // view the router shows now counts (not one left that is still on screen), and a game from the
   // gateway and a file of the same game are different views.
   const section = document.querySelector(".game");
-  const shown = Number(section?.dataset.routed) === routed ? section.dataset : null;
+  const shown = section?.routed === routed ? section.dataset : null;
   const game = location.pathname.match(/^\/games\/([^/]+)/);
   if (shown?.source === "live" && game && decodeURIComponent(game[1]) === shown.gameId) return;
   if (shown?.source === "file" && location.pathname === "/open" && opened?.gameId === shown.gameId) return;
