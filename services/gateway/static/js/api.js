@@ -88,14 +88,17 @@ export class GameSource {
     this.base = `/v1/games/${encodeURIComponent(gameId)}`;
     this.live = true;
     this.shareable = true;
-    this.states = new States((from, limit) => getJSON(`${this.base}/states?from_version=${from}&limit=${limit}`, GAME_PATIENCE_MS));
+    this.states = new States((from, limit) => this.get(`/states?from_version=${from}&limit=${limit}`));
+  }
+  get(path) {
+    return getJSON(this.base + path, GAME_PATIENCE_MS);
   }
   async open() {
-    const state = await getJSON(this.base, GAME_PATIENCE_MS);
+    const state = await this.get("");
     const events = [];
     let after = null;
     for (;;) {
-      const page = await getJSON(`${this.base}/events?limit=1000${after ? "&after=" + after : ""}`, GAME_PATIENCE_MS);
+      const page = await this.get(`/events?limit=1000${after ? "&after=" + after : ""}`);
       events.push(...page.events);
       if (page.events.length < 1000) break;
       after = page.next;
@@ -103,7 +106,7 @@ export class GameSource {
     return { summary: state.summary, version: state.summary.version, events, cursor: events.at(-1)?.cursor };
   }
   audit(commandId) {
-    return getJSON(`${this.base}/audit?command_id=${encodeURIComponent(commandId)}`, GAME_PATIENCE_MS);
+    return this.get(`/audit?command_id=${encodeURIComponent(commandId)}`);
   }
   fairness() {
     return getJSON(`${this.base}/fairness`);

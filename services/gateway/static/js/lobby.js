@@ -20,12 +20,11 @@ function when(ms) {
 export async function showLobby(main, query, current = () => true) {
   // At once, so nothing of the view left stays on screen (nor answers a click) while this loads.
   clear(main).append(h("p", { class: "loading" }, "Loading the games…"));
-  // Without the catalog the list still works: titles show as their ids, the filter lists none.
+  // Without the catalog the list still works: titles show as their ids.
   const titles = await getJSON("/v1/catalog", PATIENCE_MS).catch(() => []);
   if (!current()) return () => {};
   const state = { title: query.get("title") || "", status: query.get("status") || "", cursor: query.get("cursor") || "" };
   const back = [];
-  let left = false; // a refresh already asked when the lobby is left must not touch the URL or re-arm
   document.title = "Games · dicestream";
 
   const titleSel = h(
@@ -102,7 +101,6 @@ export async function showLobby(main, query, current = () => true) {
     const params = new URLSearchParams();
     if (state.title) params.set("title", state.title);
     const mine = ++asked;
-    if (left) return;
     let board;
     try {
       board = await getJSON(`/v1/ratings?${params}`, PATIENCE_MS);
@@ -110,7 +108,7 @@ export async function showLobby(main, query, current = () => true) {
       return; // the game list says already that Redis is not available
     }
     // An answer for an earlier filter that arrives late must not replace the current one.
-    if (left || mine !== asked || JSON.stringify(board) === shownRatings) return;
+    if (mine !== asked || JSON.stringify(board) === shownRatings) return;
     shownRatings = JSON.stringify(board);
     const name = (title) => titles.find((t) => t.title === title)?.name || title;
     clear(ratingsBody).append(
@@ -176,7 +174,6 @@ export async function showLobby(main, query, current = () => true) {
   let shownList = "";
   let listed = 0;
   async function page(cursor) {
-    if (left) return;
     state.cursor = cursor;
     const mine = ++listed;
     clearTimeout(timer); // a refresh of the page left must not come back over this one
@@ -191,7 +188,7 @@ export async function showLobby(main, query, current = () => true) {
     try {
       list = await getJSON(`/v1/games?${params}`, PATIENCE_MS);
     } catch (err) {
-      if (mine !== listed || left) return;
+      if (mine !== listed) return;
       // The list needs Redis; opening a game file does not.
       shownList = "";
       clear(tbody).append(h("tr", {}, h("td", { colspan: 5, class: "error", role: "alert" }, `The game list is not available: ${err.message}`)));
@@ -200,7 +197,7 @@ export async function showLobby(main, query, current = () => true) {
       return;
     }
     // An answer for an earlier page or filter that arrives late must not replace the current one.
-    if (mine !== listed || left) return;
+    if (mine !== listed) return;
     // Nothing is touched when nothing changed.
     const same = JSON.stringify([cursor, list]) === shownList;
     shownList = JSON.stringify([cursor, list]);
@@ -234,8 +231,10 @@ export async function showLobby(main, query, current = () => true) {
     page("");
   });
   await page(state.cursor);
+  // Leaving makes every answer still awaited one for a page no longer asked (the guards above).
   return () => {
-    left = true;
+    listed += 1;
+    asked += 1;
     clearTimeout(timer);
   };
 }

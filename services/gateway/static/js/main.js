@@ -16,49 +16,46 @@ let opened = null; // the last file opened, kept while the page lives
 
 let routed = 0;
 // A view whose answers come after the user has moved on (a slow gateway, a Back pressed while it
-// loads) must not draw over the view routed since nor rewrite its URL: each view is told how to
-// ask whether it is still the one shown, and when it is not, its way out is called at once and the
-// newer view's stays the one called on the next move.
-function still(mine) {
-  return () => mine === routed;
-}
-function keep(mine, done) {
-  if (mine === routed) leave = done;
-  else done();
+// loads) must not draw over the view routed since nor rewrite its URL: each view gets a ticket
+// that says whether it is still the one shown and hands the router its way out, which is called
+// at once when a newer view has come since.
+function ticket() {
+  const mine = ++routed;
+  const hand = (done) => {
+    if (mine === routed) leave = done;
+    else done();
+  };
+  return { routed: mine, current: () => mine === routed, hand };
 }
 
 async function route() {
   leave();
   leave = () => {};
-  const mine = ++routed;
+  const t = ticket();
   const path = location.pathname;
   const game = path.match(/^\/games\/([^/]+)(?:\/audit\/([^/]+))?\/?$/);
   if (game) {
     const id = decodeURIComponent(game[1]);
     const version = new URLSearchParams(location.search).get("v");
     const audit = game[2] ? decodeURIComponent(game[2]) : null;
-    const hand = (done) => keep(mine, done);
-    keep(mine, await showGame(main, new GameSource(id), { version, audit, current: still(mine), routed: mine, hand }));
+    t.hand(await showGame(main, new GameSource(id), { version, audit, ...t }));
   } else if (path === "/open") {
-    if (opened) await openSource(opened, false);
+    if (opened) await openSource(opened, { t });
     else showOpen();
   } else if (path === "/fairness") {
     showFairness();
   } else {
-    keep(mine, await showLobby(main, new URLSearchParams(location.search), still(mine)));
+    t.hand(await showLobby(main, new URLSearchParams(location.search), t.current));
   }
 }
 
 // `fresh`: a file just chosen or dropped opens at its own last version, not at the version or
 // audit of the file shown before it (the URL's hash).
-async function openSource(source, push, fresh = false) {
+async function openSource(source, { push = false, fresh = false, t = ticket() } = {}) {
   if (push) history.pushState({}, "", "/open");
   else if (fresh) history.replaceState({}, "", "/open");
   const hash = new URLSearchParams(location.hash.slice(1));
-  const mine = ++routed;
-  const hand = (done) => keep(mine, done);
-  const opts = { version: hash.get("v"), audit: hash.get("audit"), current: still(mine), routed: mine, hand };
-  keep(mine, await showGame(main, source, opts));
+  t.hand(await showGame(main, source, { version: hash.get("v"), audit: hash.get("audit"), ...t }));
 }
 
 async function openFile(file) {
@@ -67,7 +64,7 @@ async function openFile(file) {
   opened = new FileSource(file.name, bytes);
   leave();
   leave = () => {};
-  await openSource(opened, location.pathname !== "/open", true);
+  await openSource(opened, { push: location.pathname !== "/open", fresh: true });
 }
 
 function picker() {
