@@ -50,6 +50,8 @@ from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.redis_conn import AnyRedis, connect
+from tests.platform.helpers import command as redis_command
+from tests.platform.helpers import entries_of, reads_of
 
 pytestmark = pytest.mark.redis
 
@@ -134,7 +136,7 @@ class AclRedis:
     def dryrun(self, user: str, *command: str) -> str:
         """Redis' answer to whether `user` may run `command` (not run): "OK" or why not."""
         try:
-            answer = self.admins()[0].execute_command("ACL", "DRYRUN", user, *command)
+            answer = redis_command(self.admins()[0], "ACL", "DRYRUN", user, *command)
         except redis.ResponseError as exc:  # e.g. a wrong number of arguments
             return f"error: {exc}"
         return answer.decode() if isinstance(answer, bytes) else str(answer)
@@ -144,7 +146,7 @@ def _load(nodes: list[LocalRedis], path: Path) -> None:
     path.write_text(acl_text())
     for node in nodes:
         c = node.client()  # still the open default user, until this very ACL LOAD
-        c.execute_command("ACL", "LOAD")
+        redis_command(c, "ACL", "LOAD")
         c.close()
 
 
@@ -191,7 +193,7 @@ def cluster(tmp: Path) -> Iterator[AclRedis]:
         # Links opened before the ACL LOAD are still the (now disabled) default user's: reconnect.
         replicas = [a for a in env.admins() if a.info("replication")["role"] == "slave"]
         for replica in replicas:
-            replica.execute_command("CLIENT", "KILL", "TYPE", "master")
+            redis_command(replica, "CLIENT", "KILL", "TYPE", "master")
         deadline = time.monotonic() + 20
         while not all(r.info("replication").get("master_link_status") == "up" for r in replicas):
             assert time.monotonic() < deadline, "replicas did not resynchronise as `replica`"
@@ -278,7 +280,7 @@ async def host_via_lobby(gateway: AnyRedis, game_id: str, seat: int, game_type: 
     await gateway.xadd("ds:bots:lobby", {"data": msgspec.json.encode(request)})
 
     async def answered() -> Any:
-        got = await gateway.xread({reply_to: "0-0"}, count=1)
+        got = reads_of(await gateway.xread({reply_to: "0-0"}, count=1))
         return got[0][1][0][1][b"data"] if got else None
 
     data = await wait_for(answered, what=f"HostReply for seat {seat} of {game_id}")
@@ -809,7 +811,7 @@ async def test_dead_letters_oversized_entries_and_a_take_over_under_the_acl(acl_
 
         await wait_for(dead, what="two dead letters")
         assert not await admin.xrange(intake, min=big, max=big), "the oversized entry was not deleted"
-        got = await admin.xread({"ds:reply:alice:dead": "0"})
+        got = reads_of(await admin.xread({"ds:reply:alice:dead": "0"}))
         assert got and b'"accepted"' in got[0][1][0][1][b"data"]
         assert running["referee"].engine.stats["dead"] == 2
         await admin.aclose()
@@ -927,7 +929,8 @@ async def test_a_trusted_client_that_freezes_or_trims_its_intake_harms_only_itse
         admin = acl_redis.admins()[0]
         assert admin.xlen(KEYS.intake(shard)) == 0  # nothing of Alice's went through the shared intake
     # What mallory's frozen stream held was read and dead-lettered, as any bad entry.
-    assert any(f[b"stream"] == own.encode() for _, f in admin.xrange(KEYS.dead_letter)), admin.xrange(KEYS.dead_letter)
+    dead = entries_of(admin.xrange(KEYS.dead_letter))
+    assert any(f[b"stream"] == own.encode() for _, f in dead), dead
     mallory.close()
 
 
@@ -1009,7 +1012,7 @@ async def test_an_added_client_plays_a_seat_and_nothing_more(acl_redis: AclRedis
     plain redis+json bot and seat 1 with the SDK (client name = carol)."""
     doc = add_client_cli("carol")
     admin = acl_redis.admins()[0]
-    admin.execute_command("ACL", "SETUSER", "carol", *doc["rules"])
+    redis_command(admin, "ACL", "SETUSER", "carol", *doc["rules"])
     register(acl_redis, "carol")
     carol_url = acl_redis.url("carol", doc["password"])
     game_id = "carol-game"
@@ -1025,7 +1028,7 @@ async def test_an_added_client_plays_a_seat_and_nothing_more(acl_redis: AclRedis
         )
 
         async def joined() -> bool:
-            entries = await creator.redis.xrange(KEYS.public(game_id))
+            entries = entries_of(await creator.redis.xrange(KEYS.public(game_id)))
             return any(b"SeatJoined" in f[b"data"] for _, f in entries)
 
         await wait_for(joined, what="the plain bot's JoinSeat")
@@ -1056,7 +1059,7 @@ async def test_an_added_client_plays_a_seat_and_nothing_more(acl_redis: AclRedis
         lambda: carol.xadd(KEYS.public(game_id), {"data": b"{}"}),
         lambda: carol.xadd("ds:bots:lobby", {"data": b"{}"}),
         lambda: carol.keys("*"),
-        lambda: carol.execute_command("SCAN", "0"),
+        lambda: redis_command(carol, "SCAN", "0"),
         lambda: carol.config_get("*"),
         lambda: carol.eval("return 1", 0),
         lambda: carol.flushall(),
@@ -1069,7 +1072,7 @@ async def test_the_cli_runs_new_send_and_watch_as_a_trusted_client_named_cli(acl
     """docs/security.md: `new`, `send` and `watch` need no more than a client user named `cli`
     (the CLI's reply streams are `ds:reply:cli:*`)."""
     doc = add_client_cli("cli")
-    acl_redis.admins()[0].execute_command("ACL", "SETUSER", "cli", *doc["rules"])
+    redis_command(acl_redis.admins()[0], "ACL", "SETUSER", "cli", *doc["rules"])
     register(acl_redis, "cli")
     env = {"REDIS_URL": acl_redis.url("cli", doc["password"])}
 
@@ -1098,7 +1101,7 @@ async def test_a_game_on_a_cluster_with_the_acl_on_every_node(acl_cluster: AclRe
     doc = add_client_cli("carol", "--apply", "--url", env.url("admin"))
     assert len(doc["applied"]) == 6
     for admin in env.admins():
-        assert admin.execute_command("ACL", "GETUSER", "carol"), admin
+        assert redis_command(admin, "ACL", "GETUSER", "carol"), admin
     carol_url = env.url("carol", doc["password"])
     game_id = "cluster-acl"
     async with services(env):
@@ -1113,7 +1116,7 @@ async def test_a_game_on_a_cluster_with_the_acl_on_every_node(acl_cluster: AclRe
         )
 
         async def joined() -> bool:
-            entries = await alice.redis.xrange(KEYS.public(game_id))
+            entries = entries_of(await alice.redis.xrange(KEYS.public(game_id)))
             return sum(b"SeatJoined" in f[b"data"] for _, f in entries) >= 2
 
         await wait_for(joined, what="the plain bot's JoinSeat")
@@ -1167,7 +1170,7 @@ async def test_a_host_request_naming_a_reply_stream_the_bot_runner_may_not_write
         await wait_for(settled, what="the lobby request acked")
         await asyncio.sleep(2.5)  # past the reclaim idle time: nothing comes back
         assert int(admin.xpending("ds:bots:lobby", "botrunner")["pending"]) == 0
-        got = await alice.redis.xrange("ds:reply:alice:host")
+        got = entries_of(await alice.redis.xrange("ds:reply:alice:host"))
         assert all(b"HostReply" not in f[b"data"] and b'"hosted"' not in f[b"data"] for _, f in got)
         await gateway.aclose()
         await alice.close()

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from contracts.registry import event_type, type_name
 from games.base import Rejected, Rules
 from games.rng import Rng
+
+E = TypeVar("E", bound=msgspec.Struct)
 
 
 def fold(rules: Rules[Any], num_players: int, events: Sequence[msgspec.Struct]) -> Any:
@@ -47,5 +49,5 @@ def refused(rules: Rules[Any], state: Any, seat: int, cmd: msgspec.Struct) -> Re
     return out
 
 
-def of(events: Sequence[msgspec.Struct], kind: type[msgspec.Struct]) -> list[msgspec.Struct]:
+def of(events: Sequence[msgspec.Struct], kind: type[E]) -> list[E]:
     return [e for e in events if isinstance(e, kind)]

@@ -38,7 +38,7 @@ def reachable(name: str) -> list[tuple[Any, int, list[msgspec.Struct]]]:
         state = rules.evolve(state, ev)
         version += 1
     bot = RandomBot("bad-commands")
-    seen = []
+    seen: list[tuple[Any, int, list[msgspec.Struct]]] = []
     step = 0
     while not rules.is_over(state) and len(seen) < STATES_PER_GAME:
         seat = rules.to_act(state)[0]
@@ -90,7 +90,7 @@ def bad_command(draw: st.DrawFn, rules: Rules[Any], legal: list[msgspec.Struct])
     fields = msgspec.structs.fields(cls)
     values = {}
     for f in fields:
-        keep = base and draw(st.booleans())
+        keep = bool(base) and draw(st.booleans())
         values[f.name] = getattr(base[0], f.name) if keep else draw(_value(hints[f.name], strings))
     return cls(**values)
 

@@ -401,7 +401,11 @@ def _balance_json(*args: str) -> dict[str, Any]:
 
 def test_cli_data_measures_the_variant_with_bots_that_read_it(tmp_path: Path) -> None:
     from games.balance import Kind
+    from games.mcts import MCTSBot
+    from games.mechanica.bots import GreedyBot
     from games.mechanica.components import load
+    from games.mechanica.planner import PlannerBot
+    from games.mechanica.rules import MechanicaRules
 
     own = _balance_json("--games", "6", "--bots", "greedy,planner")
     assert own["data_version"] == GAMES["mechanica"].data_version
@@ -418,10 +422,13 @@ def test_cli_data_measures_the_variant_with_bots_that_read_it(tmp_path: Path) ->
     # The bots read the variant: the greedy bot's data and the planner's rules are its.
     assert SPECS["mechanica"].with_data is not None
     rules = SPECS["mechanica"].with_data(rich)
+    assert isinstance(rules, MechanicaRules)
     greedy, planner = Kind("mechanica", "greedy", rules=rules)(0), Kind("mechanica", "planner", rules=rules)(0)
-    assert greedy.data is rules.data and planner.rules is rules  # type: ignore[attr-defined]
+    assert isinstance(greedy, GreedyBot) and isinstance(planner, PlannerBot)
+    assert greedy.data is rules.data and planner.rules is rules
     search = Kind("mechanica", "ismcts", iterations=3, rules=rules)(0)
-    assert search.rules is rules and search.prior.data is rules.data  # type: ignore[attr-defined]
+    assert isinstance(search, MCTSBot) and isinstance(search.prior, GreedyBot)
+    assert search.rules is rules and search.prior.data is rules.data
 
 
 def test_cli_data_search_mirror_over_a_variant_is_seeded(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ the earlier file (the spec's earlier_data) judges, replays and verifies the game
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 
 import msgspec
@@ -19,6 +20,7 @@ from games import catalog
 from games import match as m
 from games.base import Rejected
 from games.catalog import GREEDY, SPECS
+from games.mechanica.bots import GreedyBot
 from games.mechanica.components import DATA_FILE, load
 from games.mechanica.rules import MechanicaRules
 from games.offline import determinizer_for, new_game
@@ -174,6 +176,7 @@ async def test_a_search_seat_in_a_game_on_earlier_data_searches_that_data(
     history = await played_under_old_data(old_file, monkeypatch)
     keep(monkeypatch, old_file)
     old = catalog.EARLIER[("mechanica", recorded(old_file))]
+    assert isinstance(old, MechanicaRules)
     # Fold the public stream, as the bot runner feeds it, to the first move a seat chooses.
     match = m.Match(game_id="earlier")
     entries = []
@@ -190,8 +193,9 @@ async def test_a_search_seat_in_a_game_on_earlier_data_searches_that_data(
     bot.follow(entries)
     # The search, its prior and rollouts and its determinizer read the data the game was created with.
     assert bot.rules is old and bot.search.rules is old
-    assert bot.search.prior is not None and bot.search.prior.data is old.data  # type: ignore[attr-defined]
-    assert determinizer_for(old) is not None and determinizer_for(old).keywords["data"] is old.data  # type: ignore[union-attr]
+    assert isinstance(bot.search.prior, GreedyBot) and bot.search.prior.data is old.data
+    determinize = determinizer_for(old)
+    assert isinstance(determinize, functools.partial) and determinize.keywords["data"] is old.data
     legal = old.legal_actions(match.game, seat)
     req = RawTurnRequest(
         game_id="earlier",
@@ -213,6 +217,7 @@ async def test_a_hosted_rule_based_seat_in_a_game_on_earlier_data_reads_that_dat
     keep(monkeypatch, old_file)
     old = catalog.EARLIER[("mechanica", recorded(old_file))]
     current = SPECS["mechanica"].rules
+    assert isinstance(old, MechanicaRules) and isinstance(current, MechanicaRules)
     match = m.Match(game_id="earlier")
     for env in history.events:
         m.evolve(match, codec.event_payload(env))
@@ -224,7 +229,7 @@ async def test_a_hosted_rule_based_seat_in_a_game_on_earlier_data_reads_that_dat
     assert isinstance(message, TurnRequestOut) and message.data_version == recorded(old_file)
     req = msgspec.json.decode(codec.encode(message), type=RawTurnRequest)
     hosted = make_bot(kind, "mechanica", seed=0)
-    assert isinstance(hosted, WireBot) and hosted.bot.data is current.data  # type: ignore[attr-defined]
+    assert isinstance(hosted, WireBot) and hosted.bot.data is current.data
     answer = hosted.choose(req)
     assert hosted.bot.data is old.data and hosted.slow == (kind == "planner")
     mine = catalog.bot_makers("mechanica", old)[kind](0)
@@ -235,7 +240,7 @@ async def test_a_hosted_rule_based_seat_in_a_game_on_earlier_data_reads_that_dat
     hosted.choose(msgspec.structs.replace(req, data_version="mechanica-data-missing"))
     assert hosted.bot.data is old.data
     hosted.choose(msgspec.structs.replace(req, data_version=current.data_version))
-    assert hosted.bot.data is current.data  # type: ignore[attr-defined]
+    assert hosted.bot.data is current.data
 
 
 def test_a_hosted_greedy_seat_plays_an_earlier_files_game_as_that_files_greedy() -> None:

@@ -126,7 +126,7 @@ def test_deciding_in_place_is_deciding_on_a_copy_then_folding(name: str) -> None
     rules = spec.rules
     if not hasattr(rules, "decide_into"):
         pytest.skip(f"{name} decides on a copy only")
-    into = rules.decide_into  # type: ignore[attr-defined]
+    into = rules.decide_into
     refused: set[str] = set()
     for players in range(rules.min_players, rules.max_players + 1):
         game = new_game(rules, players, f"in-place-{name}-{players}", record_events=False, native=False)

@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from contracts.sentient import Acquire, Pass
+from contracts.views.sentient import SentientView
 from games import match as m
 from games.base import Rejected, Result
 from games.bots import Bot, RandomBot
@@ -105,7 +106,7 @@ class _TieRules:
 
 
 def test_tied_winners_share_the_win() -> None:
-    game = play(new_game(_TieRules(), 3, "off-tie"), _bots(1, 3))  # type: ignore[arg-type]
+    game = play(new_game(_TieRules(), 3, "off-tie"), _bots(1, 3))
     assert game.returns() == [0.5, 0.5, 0.0]
 
 
@@ -137,7 +138,9 @@ def _mid_game(seed: str, moves: int) -> OfflineGame:
     for _ in range(moves):
         seat = game.current_player()
         assert seat is not None
-        game.apply(bot.choose(game.view(seat), game.legal_actions(seat), seat))
+        view = game.view(seat)
+        assert isinstance(view, SentientView)
+        game.apply(bot.choose(view, game.legal_actions(seat), seat))
     return game
 
 

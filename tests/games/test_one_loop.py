@@ -28,11 +28,11 @@ def _referee_game(title: str, players: int, seed: str) -> History:
 
 
 def _seats(history: History) -> list[Seat]:
-    joined = [codec.decode_event_payload(codec.encode(e)) for e in history.events if e.type == "lifecycle.SeatJoined"]
+    payloads = [codec.decode_event_payload(codec.encode(e)) for e in history.events if e.type == "lifecycle.SeatJoined"]
+    joined = [j for j in payloads if isinstance(j, lc.SeatJoined)]
     return [
         Seat(name=j.name, kind=j.kind, token_hash=j.token_hash, reply_client=j.reply_client)
         for j in sorted(joined, key=lambda j: j.seat)
-        if isinstance(j, lc.SeatJoined)
     ]
 
 

@@ -74,13 +74,13 @@ async def test_an_archived_game_reads_as_before_through_the_gateway(
 
             # A damaged file is said to be one, not served.
             assert done.file is not None
-            path = folder / done.file
-            good = path.read_bytes()
-            path.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
+            archive_file = folder / done.file
+            good = archive_file.read_bytes()
+            archive_file.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
             stack.gateway.deps.store.folder = ArchiveFolder(folder)  # no verified copy cached
             damaged = await api.request("GET", f"/v1/games/{game_id}/export")
             assert (damaged.status_code, damaged.json()["type"].rsplit(":", 1)[-1]) == (500, "archive-damaged")
-            path.write_bytes(good)
+            archive_file.write_bytes(good)
 
             # A gateway started without the folder names the archive instead of a 404.
             bare = GatewayService(msgspec.structs.replace(settings, archive_dir=None), redis_url, OPEN)

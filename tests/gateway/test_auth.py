@@ -14,6 +14,7 @@ from games.catalog import GAMES
 from services.eventstore.keys import shard_of
 from tests.gateway.conftest import Stack
 from tests.gateway.helpers import Api, Seat
+from tests.platform.helpers import fields_of
 
 pytestmark = pytest.mark.redis
 
@@ -111,7 +112,7 @@ async def test_api_keys_and_scopes(stack: Stack) -> None:
     keys = stack.gateway.deps.api_keys
     bots_only = await keys.add("bots-only", ("bots",))
     creator = await keys.add("creator", ("create",))
-    raw = await stack.run.client().hgetall(keys.key)
+    raw = fields_of(await stack.run.client().hgetall(keys.key))
     assert raw and all(bots_only.encode() not in k + v for k, v in raw.items()), "a key is stored in clear"
     anonymous, wrong, bots, create = (
         Api(stack.url),

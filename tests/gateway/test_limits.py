@@ -150,7 +150,7 @@ async def test_commands_on_a_seat_socket_count_against_the_client_limit(stack: S
         async with websockets.asyncio.client.connect(ws_url, additional_headers=Api.bearer(seat.token)) as ws:
             for k in range(5):  # the connection counted once; then each command
                 await ws.send(json.dumps({"type": "command", "ref": str(k), "command": {"type": "sentient.Pass"}}))
-            answers = {}
+            answers: dict[str, int] = {}
             while len(answers) < 5:
                 msg = json.loads(await ws.recv())
                 if msg["type"] == "problem":

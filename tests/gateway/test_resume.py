@@ -18,6 +18,7 @@ from services.gateway.streams import entry_key
 from services.redis_conn import connect
 from tests.gateway.conftest import Bare, Stack
 from tests.gateway.helpers import Api, gather, play
+from tests.platform.helpers import entries_of
 
 pytestmark = pytest.mark.redis
 
@@ -104,7 +105,7 @@ async def test_dropping_subscribers_resume_from_their_cursor_exactly_once(stack:
         await gather(playing, *watchers, timeout=120)
 
         client = stack.run.client()
-        entries = await client.xrange(stack.gateway.deps.keys.public(game_id))
+        entries = entries_of(await client.xrange(stack.gateway.deps.keys.public(game_id)))
         await client.aclose()
         expected = [(i.decode(), whole(game_id, i, f[b"data"])) for i, f in entries]
         assert expected[-1][1]["type"] == "lifecycle.SeedRevealed"
@@ -169,7 +170,9 @@ async def test_resume_while_the_stream_grows_with_the_gateway_alone(bare: Bare) 
         writer = asyncio.ensure_future(write())
         watchers = [asyncio.ensure_future(websocket_spectator(api, game_id, random.Random(k))) for k in range(3)]
         await gather(writer, *watchers, timeout=60)
-        expected = [(i.decode(), whole(game_id, i, f[b"data"])) for i, f in await r.xrange(keys.public(game_id))]
+        expected = [
+            (i.decode(), whole(game_id, i, f[b"data"])) for i, f in entries_of(await r.xrange(keys.public(game_id)))
+        ]
         for task in watchers:
             got, connections = task.result()
             assert connections > 5 and got == expected

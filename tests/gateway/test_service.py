@@ -91,7 +91,12 @@ def test_up_prints_the_gateway_url_and_add_key_makes_a_working_key(redis_url: st
     try:
         assert proc.stdout is not None
         lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True).start()
+
+        def pump() -> None:
+            for line in proc.stdout or ():
+                lines.put(line)
+
+        threading.Thread(target=pump, daemon=True).start()
         url = page = None
         deadline = time.monotonic() + 60
         while url is None or page is None:

@@ -27,6 +27,7 @@ from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.redis_conn import AnyRedis, transient
+from tests.platform.helpers import entries_of, fields_of
 
 
 class ServiceProcess:
@@ -103,7 +104,7 @@ class ServiceProcess:
 
 async def lease_holders(client: AnyRedis, keys: Keys, role: str) -> dict[int, str]:
     """Shard -> holder ("consumer#nonce") of `role`'s lease table."""
-    raw = await client.hgetall(keys.leases(role)[0])
+    raw = fields_of(await client.hgetall(keys.leases(role)[0]))
     return {int(k): v.decode() for k, v in raw.items()}
 
 
@@ -170,7 +171,7 @@ async def check_games(client: AnyRedis, keys: Keys, shards: int, games: list[str
     sent: dict[str, int] = {}
     for shard in range(shards):
         for stream in (keys.intake(shard), keys.timer(shard)):
-            for _, fields in await client.xrange(stream):
+            for _, fields in entries_of(await client.xrange(stream)):
                 env = msgspec.json.decode(fields[b"data"])
                 if env["game_id"] in games:
                     sent[env["command_id"]] = sent.get(env["command_id"], 0) + 1
@@ -232,18 +233,22 @@ async def stall_report(client: AnyRedis, keys: Keys, shards: int, games: list[st
     """Where each unfinished game stands: its last event, each seat's last message, the hosted seats."""
     lines = []
     for gid in games:
-        last = await client.xrevrange(keys.log(gid), count=1)
+        last = entries_of(await client.xrevrange(keys.log(gid), count=1))
         if last and b"SeedRevealed" in last[0][1][b"data"]:
             continue
-        lines.append(f"{gid}: log at {last[0][0] if last else None} {last[0][1][b'data'][:80] if last else ''}")
+        if last:
+            entry_id, fields = last[0]
+            lines.append(f"{gid}: log at {entry_id!r} {fields[b'data'][:80]!r}")
+        else:
+            lines.append(f"{gid}: log at None ")
         for seat in range(4):
-            msg = await client.xrevrange(keys.seat(gid, seat), count=1)
+            msg = entries_of(await client.xrevrange(keys.seat(gid, seat), count=1))
             if msg:
                 doc = msgspec.json.decode(msg[0][1][b"data"])
                 lines.append(f"  seat {seat}: {doc.get('type')} v{doc.get('version')}")
         from services.eventstore.keys import shard_of
 
-        hosted = await client.hgetall(f"{keys.prefix}:bots:{{{shard_of(gid, shards)}}}:seats")
+        hosted = fields_of(await client.hgetall(f"{keys.prefix}:bots:{{{shard_of(gid, shards)}}}:seats"))
         for field, raw in hosted.items():
             if field.decode().startswith(f"{gid}|"):
                 lines.append(f"  hosted {field.decode()}: answered {msgspec.json.decode(raw)['answered']}")

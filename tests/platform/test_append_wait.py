@@ -34,6 +34,7 @@ from services.eventstore.base import DUPLICATE, OK, AppendRequest
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.redis_conn import connect
+from tests.platform.helpers import command, entries_of
 
 pytestmark = pytest.mark.redis
 
@@ -63,8 +64,8 @@ class Topology:
         c = sync_redis.Redis(port=replica.port, single_connection_client=True, socket_timeout=5)
         try:
             if self.cluster:
-                c.execute_command("READONLY")
-            return [fields[b"data"] for _, fields in c.xrange(key)]
+                command(c, "READONLY")
+            return [fields[b"data"] for _, fields in entries_of(c.xrange(key))]
         finally:
             c.close()
 
@@ -113,7 +114,9 @@ def replicated_cluster() -> Iterator[Topology]:
 
 @pytest.fixture(params=["standalone", "cluster"])
 def topology(request: pytest.FixtureRequest) -> Topology:
-    return request.getfixturevalue("standalone_pair" if request.param == "standalone" else "replicated_cluster")
+    chosen = request.getfixturevalue("standalone_pair" if request.param == "standalone" else "replicated_cluster")
+    assert isinstance(chosen, Topology)
+    return chosen
 
 
 def _settings(wait: int, timeout_ms: int = 5000) -> Settings:
@@ -168,7 +171,7 @@ def audited(topology: Topology, keys: Keys, game_id: str) -> list[str]:
     else:
         c = primary.client()
     try:
-        return [msgspec.json.decode(f[b"data"])["command_id"] for _, f in c.xrange(keys.audit(game_id))]
+        return [msgspec.json.decode(f[b"data"])["command_id"] for _, f in entries_of(c.xrange(keys.audit(game_id)))]
     finally:
         c.close()
 
@@ -255,6 +258,7 @@ def primary_port(topology: Topology, key: str) -> int:
         return topology.servers[0].port
     rc = SyncRedisCluster.from_url(topology.url)
     try:
-        return int(rc.get_node_from_key(key).port)
+        # redis-py leaves its synchronous cluster client unannotated.
+        return int(rc.get_node_from_key(key).port)  # type: ignore[no-untyped-call]
     finally:
         rc.close()

@@ -26,6 +26,7 @@ from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import rebuild
 from services.redis_conn import detect_cluster
+from tests.platform.helpers import entries_of
 from tests.platform.test_redis_integration import wait_for
 
 pytestmark = pytest.mark.redis
@@ -88,13 +89,13 @@ async def test_a_plain_redis_json_bot_and_an_sdk_bot_play_a_full_game(
 
 async def next_request(client: aredis.Redis, keys: Keys, game_id: str, seat: int, after: int) -> TurnRequest:
     async def latest() -> TurnRequest | None:
-        entries = await client.xrevrange(keys.seat(game_id, seat), count=1)
+        entries = entries_of(await client.xrevrange(keys.seat(game_id, seat), count=1))
         if not entries:
             return None
         message = msgspec.json.decode(entries[0][1][b"data"], type=SeatMessage)
         return message if isinstance(message, TurnRequest) and message.version > after else None
 
-    return await wait_for(latest)  # type: ignore[no-any-return]
+    return await wait_for(latest)
 
 
 async def two_seats(cli: Client, game_id: str, timeout: float | None = None) -> list[str]:

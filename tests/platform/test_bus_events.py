@@ -25,7 +25,7 @@ from services.readmodel import public_state
 from services.redis_conn import AnyRedis, is_cluster
 from services.referee.engine import Referee
 from services.referee.sink import MemorySink, RedisSink
-from tests.platform.helpers import entry, envelope
+from tests.platform.helpers import entries_of, entry, envelope
 
 KEYS = Keys("bus")
 INTAKE = KEYS.intake(0)
@@ -47,7 +47,7 @@ async def play(ref: Referee, game_id: str = "g", players: int = 2, moves: int = 
     tokens."""
 
     async def send(payload: msgspec.Struct, **kw: object) -> str:
-        env = envelope(game_id, payload, reply_to=REPLIES, **kw)  # type: ignore[arg-type]
+        env = envelope(game_id, payload, reply_to=REPLIES, **kw)
         await ref.handle(INTAKE, [entry(env)])
         return env.command_id
 
@@ -92,7 +92,7 @@ async def created_and_joined() -> tuple[MemoryEventStore, Referee, LogFollower]:
 
 
 def same(a: m.Match, b: m.Match) -> bool:
-    return msgspec.to_builtins(public_state(a, plain=True)) == msgspec.to_builtins(public_state(b, plain=True))
+    return bool(msgspec.to_builtins(public_state(a, plain=True)) == msgspec.to_builtins(public_state(b, plain=True)))
 
 
 async def test_a_whole_game_is_followed_from_the_bus_alone_and_equals_its_log() -> None:
@@ -120,7 +120,10 @@ async def test_the_referee_writes_the_same_entries_through_its_sink_where_the_sc
     written = inline.notices[KEYS.bus(0)]
     sent = sink.streams[KEYS.bus(0)]
     assert len(written) == len(sent) > 10
-    strip = lambda fields: {k: v for k, v in as_read(fields).items() if k != b"data"}  # noqa: E731
+
+    def strip(fields: dict[str, bytes | str]) -> dict[bytes, bytes]:
+        return {k: v for k, v in as_read(fields).items() if k != b"data"}
+
     # The events hold the time they were recorded: compare which versions each entry holds.
     assert [sorted(strip(f)) for f in written] == [sorted(strip(f)) for f in sent]
     assert [read_notice(as_read(f))[0].prev_crc is not None for f in sent] == [True] * len(sent)  # type: ignore[index]
@@ -180,7 +183,7 @@ async def test_on_redis_each_bus_entry_holds_the_log_entries_it_announces(client
     intake = keys.intake(shard_of(game_id, 4))
     await ref.handle(intake, [entry(envelope(game_id, lc.CreateGame(game_type="sentient", num_players=2)))])
     await ref.handle(intake, [entry(envelope(game_id, lc.JoinSeat(seat=0, name="a")))])
-    raw = await client.xrange(keys.bus(shard_of(game_id, 4)))
+    raw = entries_of(await client.xrange(keys.bus(shard_of(game_id, 4))))
     bus = [read_notice(fields) for _, fields in raw]
     log = dict(await store.read(game_id))
     assert [n[0].to_version for n in bus if n is not None] == [1, 2]

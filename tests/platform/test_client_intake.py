@@ -20,6 +20,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from tests.platform.helpers import entries_of
 from tests.platform.test_redis_integration import wait_for
 from tests.platform.test_strict_redis import referee
 
@@ -115,7 +116,7 @@ async def test_a_frozen_own_intake_stops_only_its_client(
         assert await alice.intake(game_id) == keys.client_intake(shard, "alice")
 
         async def dead_lettered() -> bool:
-            dead = await client.xrange(keys.dead_letter)
+            dead = entries_of(await client.xrange(keys.dead_letter))
             return any(f[b"stream"] == frozen.encode() for _, f in dead)
 
         await wait_for(dead_lettered)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import redis as sync_redis
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import ResponseError
 
 from bench.harness import free_block
@@ -19,6 +19,7 @@ from dicestream.localredis import LocalCluster
 from services.redis_conn import connect, node_pipelines
 from services.referee import sink as sink_module
 from services.referee.sink import RedisSink
+from tests.platform.helpers import command
 
 pytestmark = pytest.mark.redis
 
@@ -46,9 +47,16 @@ def _keys(n: int) -> list[str]:
     return [f"np-{tag}:{{k{i}}}" for i in range(n)]
 
 
+def _owner(rc: RedisCluster, key: str) -> ClusterNode:
+    """The primary this client sends `key` to (it has read the slot table: every slot has one)."""
+    node = rc.get_node_from_key(key)
+    assert node is not None, key
+    return node
+
+
 async def test_calls_are_answered_in_order_with_a_tail_behind_each_primary(rc: RedisCluster) -> None:
     keys = _keys(30)
-    nodes = {rc.get_node_from_key(k).name for k in keys}
+    nodes = {_owner(rc, k).name for k in keys}
     assert len(nodes) == 3  # the keys spread over every primary
     replies, tails = await node_pipelines(rc, [(k, ("INCRBY", k, i)) for i, k in enumerate(keys)], tail=("WAIT", 0, 0))
     assert replies == list(range(30))
@@ -68,12 +76,12 @@ async def test_a_failed_call_is_its_error_and_the_others_run(rc: RedisCluster) -
 async def test_a_stale_slot_table_is_corrected_by_moved(rc: RedisCluster) -> None:
     (key,) = _keys(1)
     slot = rc.keyslot(key)
-    owner = rc.get_node_from_key(key)
+    owner = _owner(rc, key)
     other = next(n for n in rc.get_primaries() if n.name != owner.name)
     rc.nodes_manager.slots_cache[slot] = [other]  # as after a failover this client has not seen
     replies, tails = await node_pipelines(rc, [(key, ("SET", key, "v"))], tail=("WAIT", 0, 0))
     assert replies in ([True], [b"OK"])
-    assert rc.get_node_from_key(key).name == owner.name  # MOVED put the table right
+    assert _owner(rc, key).name == owner.name  # MOVED put the table right
     assert len(tails) == 2  # the refused round's and the one that ran, each behind its own calls
     assert await rc.get(key) == b"v"
 
@@ -81,21 +89,21 @@ async def test_a_stale_slot_table_is_corrected_by_moved(rc: RedisCluster) -> Non
 async def test_ask_during_a_slot_migration_is_followed_with_asking(rc: RedisCluster) -> None:
     (key,) = _keys(1)
     slot = rc.keyslot(key)
-    source = rc.get_node_from_key(key)
+    source = _owner(rc, key)
     target = next(n for n in rc.get_primaries() if n.name != source.name)
     src = sync_redis.Redis(port=int(source.port))
     dst = sync_redis.Redis(port=int(target.port))
     try:
-        src_id, dst_id = src.execute_command("CLUSTER MYID"), dst.execute_command("CLUSTER MYID")
-        dst.execute_command("CLUSTER SETSLOT", slot, "IMPORTING", src_id)
-        src.execute_command("CLUSTER SETSLOT", slot, "MIGRATING", dst_id)
+        src_id, dst_id = command(src, "CLUSTER MYID"), command(dst, "CLUSTER MYID")
+        command(dst, "CLUSTER SETSLOT", slot, "IMPORTING", src_id)
+        command(src, "CLUSTER SETSLOT", slot, "MIGRATING", dst_id)
         # The key is not on the source: the source answers ASK, the target takes it after ASKING.
         replies, _ = await node_pipelines(rc, [(key, ("SET", key, "moved"))], tail=("WAIT", 0, 0))
         assert replies in ([True], [b"OK"])
-        assert dst.execute_command("ASKING") and dst.get(key) == b"moved"
+        assert command(dst, "ASKING") and dst.get(key) == b"moved"
     finally:
         for c in (src, dst):
-            c.execute_command("CLUSTER SETSLOT", slot, "STABLE")
+            command(c, "CLUSTER SETSLOT", slot, "STABLE")
             c.close()
 
 
@@ -109,12 +117,11 @@ async def test_the_referee_acks_on_a_cluster_only_once_its_replies_are_written(
     tag = uuid.uuid4().hex[:6]
     intake = f"np-{tag}:cmd:{{0}}"
     reply = next(
-        k
-        for k in (f"np-{tag}:reply:c:{{r{i}}}" for i in range(100))
-        if rc.get_node_from_key(k).name != rc.get_node_from_key(intake).name
+        k for k in (f"np-{tag}:reply:c:{{r{i}}}" for i in range(100)) if _owner(rc, k).name != _owner(rc, intake).name
     )
     await rc.xgroup_create(intake, "g", id="0", mkstream=True)
     entry = await rc.xadd(intake, {"data": "cmd"})
+    assert isinstance(entry, bytes)
     await rc.xreadgroup("g", "c", {intake: ">"})
     sent: list[list[str]] = []
 

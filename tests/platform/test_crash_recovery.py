@@ -31,7 +31,9 @@ from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import rebuild
 from services.projector.app import GROUP as PROJECTOR_GROUP
+from services.redis_conn import AnyRedis
 from services.referee.app import GROUP
+from tests.platform.helpers import entries_of, reads_of, summary_version
 
 pytestmark = pytest.mark.redis
 
@@ -85,7 +87,7 @@ def processes() -> Iterator[list[RefereeProcess]]:
         p.stop()
 
 
-async def pending_of(client: aredis.Redis, streams: list[str], consumer: str) -> int:
+async def pending_of(client: AnyRedis, streams: list[str], consumer: str) -> int:
     total = 0
     for stream in streams:
         for c in (await client.xpending(stream, GROUP))["consumers"]:
@@ -218,7 +220,7 @@ async def test_a_pending_command_delivered_too_often_is_dead_lettered_on_restart
     async with running(settings, redis_url, ("referee",)):
         fine = await cli.call("fine", lc.CreateGame(game_type="sentient", num_players=2), timeout_s=10)
         assert fine.outcome.status == "accepted"
-    letters = await client.xrange(keys.dead_letter)
+    letters = entries_of(await client.xrange(keys.dead_letter))
     assert [f[b"reason"] for _, f in letters] == [f"failed {settings.max_deliveries} deliveries".encode()]
     assert poison.encode() in letters[0][1][b"field:data"]
     assert (await client.xpending(stream, GROUP))["pending"] == 0
@@ -236,13 +238,13 @@ async def test_bus_entries_a_dead_projector_held_are_reclaimed_and_projected(
     async with running(settings, redis_url, ("referee",)):
         created = await cli.call("seen-late", lc.CreateGame(game_type="sentient", num_players=2))
     # A projector read the game's notice, then died before projecting and acking it.
-    got = await client.xreadgroup(PROJECTOR_GROUP, "dead-projector", {bus: ">"}, count=10)
+    got = reads_of(await client.xreadgroup(PROJECTOR_GROUP, "dead-projector", {bus: ">"}, count=10))
     assert len(got[0][1]) == 1
     async with running(settings, redis_url, ("projector",)) as run:
 
         async def projected() -> bool:
             state = await run.projector.projector.game("seen-late")
-            return state is not None and state["summary"]["version"] == created.outcome.to_version
+            return summary_version(state) == created.outcome.to_version
 
         deadline = time.monotonic() + 20
         while not await projected():

@@ -14,6 +14,7 @@ from services.eventstore.memory_store import MemoryEventStore
 from services.eventstore.redis_store import RedisEventStore
 from services.redis_conn import connect
 from tests.conftest import delete_prefix
+from tests.platform.helpers import entries_of
 
 
 @pytest.fixture(params=["memory", "standalone", "cluster"])
@@ -112,7 +113,7 @@ async def test_effects_and_ack_land_only_with_an_applied_command(store: EventSto
     assert [r.status for r in await store.append_many([applied])] == [OK]
     assert [r.status for r in await store.append_many([stale])] == [CONFLICT]
     if isinstance(store, RedisEventStore):
-        assert [f[b"data"] for _, f in await client.xrange(bus)] == [b"n-a"]
+        assert [f[b"data"] for _, f in entries_of(await client.xrange(bus))] == [b"n-a"]
         assert (await client.xpending(intake, "referee"))["pending"] == 0
         assert await client.get(reply) == b"not a stream"
     else:
@@ -137,7 +138,7 @@ async def test_each_outcome_is_stored_once_and_a_hash_of_outcomes_from_before_st
     try:
         long = b'{"status":"accepted","detail":"' + b"x" * 300 + b'"}'
         await store.append_many([msgspec.structs.replace(req("a", 0), outcome=long)])
-        [(audit_id, fields)] = await client.xrange(keys.audit("g"))
+        [(audit_id, fields)] = entries_of(await client.xrange(keys.audit("g")))
         assert fields[b"data"] == long and await client.hget(keys.commands("g"), "a") == audit_id
         [dup] = await store.append_many([req("a", 1)])
         assert (dup.status, dup.prior_outcome) == (DUPLICATE, long)

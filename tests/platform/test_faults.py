@@ -20,6 +20,7 @@ from services.config import Settings
 from services.eventstore.keys import Keys
 from services.eventstore.redis_store import RedisEventStore
 from services.redis_conn import AnyRedis, connect
+from tests.platform.helpers import command, entries_of
 from tests.platform.procs import ServiceProcess, all_over, check_games, host_games, stall_report, wait_until
 
 pytestmark = pytest.mark.redis
@@ -131,7 +132,7 @@ async def test_a_cluster_master_killed_mid_tournament_fails_over_and_every_game_
         master.kill()
 
         async def promoted() -> bool:
-            info = cluster.nodes[0].client().execute_command("CLUSTER INFO")
+            info: dict[str, str] = command(cluster.nodes[0].client(), "CLUSTER INFO")
             return info["cluster_state"] == "ok"
 
         await wait_until(promoted, 30, every=0.2, what="the replica promoted")
@@ -175,10 +176,10 @@ async def test_requests_and_answers_lost_in_a_failover_are_repaired(
         # No referee now: the bots' next answers wait in the intake. Drop them, as a failover
         # that lost them would.
         intake = keys.intake(shard_of(gid, settings.shards))
-        judged = (await client.xrevrange(intake, count=1))[0][0].decode()
+        judged = entries_of(await client.xrevrange(intake, count=1))[0][0].decode()
 
         async def answers() -> list[bytes]:
-            return [i for i, _ in await client.xrange(intake, min=f"({judged}")]
+            return [i for i, _ in entries_of(await client.xrange(intake, min=f"({judged}"))]
 
         await client.xdel(intake, *await wait_until(answers, 10, what="an answer in the intake"))
         seat_streams = [keys.seat(gid, s) for s in range(2)]

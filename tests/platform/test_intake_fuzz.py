@@ -36,7 +36,7 @@ from services.redis_conn import connect, is_cluster
 from services.referee.app import GROUP
 from services.referee.engine import Referee
 from services.referee.sink import RedisSink
-from tests.platform.helpers import envelope
+from tests.platform.helpers import entries_of, envelope, reads_of
 from tests.platform.test_strict_input import DEEP, POISON, Judged, running_game
 
 KEYS = Keys("t")
@@ -231,19 +231,19 @@ async def _redis_round(url: str, prefix: str, batch: list[dict[bytes, bytes]], s
             await client.xgroup_create(stream, GROUP, id="0", mkstream=True)
             create = envelope("g", lc.CreateGame(game_type="sentient", num_players=2))
             await client.xadd(stream, {"data": codec.encode(create)})
-            got = await client.xreadgroup(GROUP, "fuzz", {stream: ">"}, count=10)
+            got = reads_of(await client.xreadgroup(GROUP, "fuzz", {stream: ">"}, count=10))
             await ref.handle(stream, got[0][1])
             state["ready"] = True
             seen.clear()
         sent = [await client.xadd(stream, fields) for fields in batch]  # type: ignore[arg-type]
-        got = await client.xreadgroup(GROUP, "fuzz", {stream: ">"}, count=len(batch) + 10)
+        got = reads_of(await client.xreadgroup(GROUP, "fuzz", {stream: ">"}, count=len(batch) + 10))
         entries = [(i, f) for i, f in got[0][1]]
         assert [i for i, _ in entries] == sent
         await ref.handle(stream, entries)
         kinds = check(entries, seen)
         assert (await client.xpending(stream, GROUP))["pending"] == 0
         dead_ids = {e for e, status, _ in seen if status == "dead"}
-        letters = [f for _, f in await client.xrange(keys.dead_letter)]
+        letters = [f for _, f in entries_of(await client.xrange(keys.dead_letter))]
         assert dead_ids <= {f[b"entry_id"] for f in letters}
         _bounded_dead(letters)
         state["kinds"] = state.get("kinds", Counter()) + kinds

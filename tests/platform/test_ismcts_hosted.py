@@ -12,6 +12,7 @@ from dicestream.runtime import running
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
+from tests.platform.helpers import entries_of
 from tests.platform.procs import all_over, check_games, host_games
 from tests.platform.test_redis_integration import wait_for
 
@@ -60,7 +61,7 @@ async def test_a_search_seat_whose_answer_was_lost_before_a_restart_is_answered_
 
         async def asked() -> tuple[int, int] | None:
             for seat in (0, 1):  # the first player is drawn
-                entries = await client.xrevrange(keys.seat(gid, seat), count=1)
+                entries = entries_of(await client.xrevrange(keys.seat(gid, seat), count=1))
                 if entries and b'"turn"' in entries[0][1][b"data"]:
                     return seat, int(entries[0][0].split(b"-")[0])
             return None
@@ -69,9 +70,9 @@ async def test_a_search_seat_whose_answer_was_lost_before_a_restart_is_answered_
         playing = runner.seats[(gid, seat)]
         playing.hosted.answered = version  # "answered" before the restart; the send was lost
         intake = keys.intake(shard_of(gid, settings.shards))
-        before = len(await client.xrange(intake))
+        before = len(entries_of(await client.xrange(intake)))
         await runner.answer([(gid, seat)])
-        sent = [msgspec.json.decode(f[b"data"]) for _, f in await client.xrange(intake)][before:]
+        sent = [msgspec.json.decode(f[b"data"]) for _, f in entries_of(await client.xrange(intake))][before:]
         assert [e["command_id"] for e in sent] == [move_id(gid, seat, version)]
         assert sent[0]["expected_version"] == version
         await runner.commands.close()

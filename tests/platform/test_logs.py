@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import structlog
+from structlog.types import EventDict
 
 from contracts import lifecycle as lc
 from contracts.sentient import Pass
@@ -29,7 +30,7 @@ TRACED = {"game_id", "command_id", "version", "correlation_id"}
 def lines(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     seen: list[dict[str, Any]] = []
 
-    def keep(_logger: object, level: str, event: dict[str, Any]) -> dict[str, Any]:
+    def keep(_logger: object, level: str, event: EventDict) -> EventDict:
         seen.append({**event, "level": level})
         raise structlog.DropEvent
 

@@ -18,6 +18,7 @@ from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.projector.app import GROUP as PROJECTOR
 from services.turns.app import GROUP as TURNS
+from tests.platform.helpers import entries_of, summary_version
 from tests.platform.test_redis_integration import wait_for
 
 pytestmark = pytest.mark.redis
@@ -34,7 +35,7 @@ async def test_the_projector_recreates_a_lost_bus_group_and_catches_up(
 
         async def at(version: int) -> bool:
             state = await projector.game("lost-proj")
-            return state is not None and state["summary"]["version"] == version  # type: ignore[index]
+            return summary_version(state) == version
 
         created = await cli.call("lost-proj", lc.CreateGame(game_type="sentient", num_players=2))
         await wait_for(lambda: at(created.outcome.to_version), timeout=5)
@@ -66,7 +67,7 @@ async def test_the_turn_service_recreates_a_lost_bus_group_and_sends_turn_reques
 
         async def turn_requested() -> bool:
             for seat in range(2):
-                for _, fields in await client.xrange(keys.seat(gid, seat)):
+                for _, fields in entries_of(await client.xrange(keys.seat(gid, seat))):
                     message = msgspec.json.decode(fields[b"data"], type=SeatMessage)
                     if isinstance(message, TurnRequest) and message.version == version:
                         return True

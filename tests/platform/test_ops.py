@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from redis.typing import EncodableT, FieldT
 
 from contracts import codec
 from contracts import lifecycle as lc
@@ -23,7 +24,7 @@ from services.eventstore.keys import Keys, shard_of
 from services.redis_conn import detect_cluster
 from tests.conftest import sync_client
 from tests.platform.cli_helpers import cli_env, fails, json_of, ok, run, service, wait_for
-from tests.platform.helpers import envelope
+from tests.platform.helpers import entries_of, envelope
 
 
 @pytest.fixture
@@ -156,10 +157,12 @@ def test_status_follows_a_takeover_after_a_referee_is_killed(env: dict[str, str]
 # ---- dead letters -----------------------------------------------------------------------------------
 
 
-def xadd(url: str, stream: str, fields: dict[str, bytes]) -> str:
+def xadd(url: str, stream: str, fields: dict[FieldT, EncodableT]) -> str:
     client = sync_client(url)
     try:
-        return str(client.xadd(stream, fields).decode())  # type: ignore[union-attr]
+        entry_id = client.xadd(stream, fields)
+        assert isinstance(entry_id, bytes)
+        return entry_id.decode()
     finally:
         client.close()
 
@@ -258,7 +261,7 @@ def test_dead_letters_from_a_real_referee_listed_shown_retried_and_purged(
             assert done["stream"] == keys.intake(shard) and retried["refused"] == [] and retried["not_found"] == []
 
             def answered() -> Reply | None:
-                got = client.xrange(reply_to)
+                got = entries_of(client.xrange(reply_to))
                 return msgspec.json.decode(got[-1][1][b"data"], type=Reply) if got else None
 
             reply = wait_for(answered, "the retried command's outcome", timeout_s=20)

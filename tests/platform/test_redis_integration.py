@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import msgspec
 import pytest
@@ -22,12 +24,14 @@ from services.eventstore.keys import Keys, shard_of
 from services.eventstore.redis_store import RedisEventStore
 from services.follower import rebuild
 from services.referee.app import GROUP, RefereeService
-from tests.platform.helpers import envelope
+from tests.platform.helpers import entries_of, envelope, reads_of, summary_version
 
 pytestmark = pytest.mark.redis
+T = TypeVar("T")
 
 
-async def wait_for(predicate, timeout: float = 20.0, every: float = 0.05):  # type: ignore[no-untyped-def]
+async def wait_for(predicate: Callable[[], Awaitable[T | None]], timeout: float = 20.0, every: float = 0.05) -> T:
+    """Ask `predicate` every `every` s until it answers a true value: that value (so never None)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = await predicate()
@@ -64,7 +68,7 @@ async def test_full_bot_games_over_the_bus(settings: Settings, redis_url: str, c
 
             async def projected(gid: str = gid, version: int = agg.version) -> bool:
                 state = await run.projector.projector.game(gid)
-                return state is not None and state["summary"]["version"] == version  # type: ignore[index]
+                return summary_version(state) == version
 
             await wait_for(projected)
             # The public stream ends with the revealed seed, and equals the log minus secrets.
@@ -143,7 +147,7 @@ async def test_commands_left_pending_by_a_dead_referee_are_reclaimed(
     ids = [await cli.send("orphan", lc.CreateGame(game_type="sentient", num_players=2))]
     ids += [await cli.send("orphan", lc.JoinSeat(seat=s, name="x")) for s in range(2)]
     # A referee reads the batch, then dies before judging or acking it.
-    got = await client.xreadgroup(GROUP, "dead-referee", {stream: ">"}, count=10)
+    got = reads_of(await client.xreadgroup(GROUP, "dead-referee", {stream: ">"}, count=10))
     assert len(got[0][1]) == 3
     async with running(settings, redis_url, ("referee",)):
         outcomes = [await cli.wait(c, timeout_s=20) for c in ids]
@@ -164,7 +168,7 @@ async def test_a_command_that_keeps_failing_is_dead_lettered_not_retried_forever
         assert ok.outcome.status == "accepted"  # the poisoned game does not block others
 
         async def dead() -> list[tuple[bytes, dict[bytes, bytes]]]:
-            return await client.xrange(keys.dead_letter)  # type: ignore[no-any-return]
+            return entries_of(await client.xrange(keys.dead_letter))
 
         letters = await wait_for(dead, timeout=30)
     assert b"deliveries" in letters[0][1][b"reason"]
@@ -188,7 +192,7 @@ async def test_garbage_on_the_intake_is_dead_lettered_and_the_referee_keeps_goin
         assert rejected.outcome.rule == "GAME-UNKNOWN-TYPE"
         ok = await cli.call("after", lc.CreateGame(game_type="sentient", num_players=2))
         assert ok.outcome.status == "accepted"
-    letters = await client.xrange(keys.dead_letter)
+    letters = entries_of(await client.xrange(keys.dead_letter))
     assert len(letters) == 2  # the unknown type is refused, not also dead-lettered
     assert (await client.xpending(stream, GROUP))["pending"] == 0
 
@@ -258,6 +262,7 @@ async def test_a_refused_answer_leaves_its_seat_unanswered_and_the_rest_of_the_b
     notices = keys.turn_notices(0)
     await client.xgroup_create(notices, BOTS, id="0", mkstream=True)
     entry_id = await client.xadd(notices, {"data": b"{}"})
+    assert isinstance(entry_id, bytes)
     await client.xreadgroup(BOTS, "c", {notices: ">"})
     sends = []
     for gid in (good, bad):

@@ -19,6 +19,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.retention import Trim, trim, trim_all, trim_point
+from tests.platform.helpers import entries_of, memory
 from tests.platform.test_redis_integration import wait_for
 
 pytestmark = pytest.mark.redis
@@ -37,14 +38,16 @@ async def test_a_stream_loses_only_what_every_group_has_acknowledged(settings: S
     await client.xreadgroup("b", "c", {stream: ">"}, count=8)
     await client.xack(stream, "b", *ids[:8])
     assert await trim(client, stream, required=("a", "b", "c")) == 0  # group c missing: kept whole
-    assert await trim_point(client, stream) == ids[3].decode()
+    first_kept = ids[3]
+    assert isinstance(first_kept, bytes)
+    assert await trim_point(client, stream) == first_kept.decode()
     assert await trim(client, stream) == 3
-    remaining = [i for i, _ in await client.xrange(stream)]
+    remaining = [i for i, _ in entries_of(await client.xrange(stream))]
     assert remaining == ids[3:]
     # a acks everything it read; b still has nothing pending but has read only 8.
     await client.xack(stream, "a", *ids[3:6])
     assert await trim(client, stream) == 3  # up to a's last delivered (6th entry)
-    assert [i for i, _ in await client.xrange(stream)] == ids[6:]
+    assert [i for i, _ in entries_of(await client.xrange(stream))] == ids[6:]
     # Pending entries survive whatever else is acked, and a claim still finds them.
     await client.xreadgroup("a", "c", {stream: ">"}, count=4)
     await client.xreadgroup("b", "c", {stream: ">"}, count=4)
@@ -131,18 +134,18 @@ async def test_a_whole_bot_game_leaves_no_intake_bus_or_notice_entries_and_one_m
         await wait_for(trimmed, timeout=20)
         for seat in range(2):
             stream = keys.seat(gid, seat)
-            (entry,) = await client.xrange(stream)
+            (entry,) = entries_of(await client.xrange(stream))
             message = msgspec.json.decode(entry[1][b"data"], type=SeatMessage)
             assert isinstance(message, GameOver) and message.game_id == gid
             assert 0 < await client.ttl(stream) <= 600
             # Written again at its size: a fresh stream's 4 KB node, or what the last requests
             # left in it, would be 3-4.7 KB.
-            assert await client.memory_usage(stream, samples=0) < 1_500
+            assert await memory(client, stream) < 1_500
         # The history is whole: every event of the log on the public stream, the audit complete.
         log = await client.xlen(keys.log(gid))
         public = [
             codec.decode_event(f[b"data"], gid, codec.entry_version(i))
-            for i, f in await client.xrange(keys.public(gid))
+            for i, f in entries_of(await client.xrange(keys.public(gid)))
         ]
         assert [e.version for e in public if e.type != "lifecycle.CommandRejected"] == list(range(1, log + 1))
         assert await client.xlen(keys.dead_letter) == 5  # the newest dead_kept of the 12
@@ -200,17 +203,18 @@ async def test_a_group_past_the_last_possible_id_lets_the_stream_go_whole(
     await client.xadd(stream, {"data": b"x"}, id=last)
     await client.xgroup_create(stream, "referee", id="0")
     await client.xreadgroup("referee", "c", {stream: ">"})
-    await client.xack(stream, "referee", *[i for i, _ in await client.xrange(stream)])
+    await client.xack(stream, "referee", *[i for i, _ in entries_of(await client.xrange(stream))])
     assert await trim_point(client, stream) == "all"
     assert await trim(client, stream) == 2 and await client.xlen(stream) == 0
     # Another group still behind: only what both have done with goes.
     other = keys.client_intake(1, "mallory")
     first = await client.xadd(other, {"data": b"x"})
+    assert isinstance(first, bytes)
     await client.xadd(other, {"data": b"x"}, id=f"{int(first.split(b'-')[0]) + 1}-18446744073709551615")
     for group in ("a", "b"):
         await client.xgroup_create(other, group, id="0")
     await client.xreadgroup("a", "c", {other: ">"})
-    await client.xack(other, "a", *[i for i, _ in await client.xrange(other)])
+    await client.xack(other, "a", *[i for i, _ in entries_of(await client.xrange(other))])
     assert await trim(client, other) == 0 and await client.xlen(other) == 2
 
 
@@ -253,7 +257,7 @@ async def test_a_stale_seat_message_cannot_bury_a_newer_one_and_old_streams_are_
     refused = await post(late)  # a turn service whose lease lapsed, writing late
     assert isinstance(refused[0], Exception)
     assert await turns._stale_or_legacy([(stream, codec.encode(late), ("n", b"x"))]) == []
-    ((entry_id, fields),) = await client.xrange(stream)
+    ((entry_id, fields),) = entries_of(await client.xrange(stream))
     assert entry_id == b"10-0" and isinstance(msgspec.json.decode(fields[b"data"], type=SeatMessage), GameOver)
     assert 0 < await client.ttl(stream) <= settings.seat_ttl_s
     # A stream written before ids were versions (its ids are times): replaced by the new message.
@@ -261,7 +265,7 @@ async def test_a_stale_seat_message_cannot_bury_a_newer_one_and_old_streams_are_
     await client.xadd(legacy, {"data": b"old"})
     request = msgspec.structs.replace(late, game_id="old", seat=1)
     assert await turns._stale_or_legacy([(legacy, codec.encode(request), ("n", b"x"))]) == [("n", b"x")]
-    ((entry_id, _),) = await client.xrange(legacy)
+    ((entry_id, _),) = entries_of(await client.xrange(legacy))
     assert entry_id == b"8-0"
     await turns.client.aclose()
 

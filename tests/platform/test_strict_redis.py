@@ -23,7 +23,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.referee.app import GROUP, RefereeService
-from tests.platform.helpers import envelope
+from tests.platform.helpers import entries_of, envelope, memory, reads_of
 from tests.platform.test_redis_integration import wait_for
 
 pytestmark = pytest.mark.redis
@@ -79,7 +79,7 @@ async def test_a_deep_entry_is_dead_lettered_on_first_sight_and_its_batch_is_ans
         assert [r.outcome.status for r in replies] == ["accepted", "accepted"]
         # The batch's last pipeline (after the appends, which answered) writes the dead letter and
         # the acks.
-        letters = await wait_for(lambda: client.xrange(keys.dead_letter))
+        letters = entries_of(await wait_for(lambda: client.xrange(keys.dead_letter)))
         assert [f[b"entry_id"] for _, f in letters] == [poison]
         assert b"recursion" in letters[0][1][b"reason"]
         await wait_for(lambda: _nothing_pending(client, stream), timeout=2)  # acked after one delivery
@@ -99,7 +99,7 @@ async def test_a_referee_restarted_under_its_name_resumes_past_poison_it_held(
     binary = await client.xadd(stream, {"data": bytes(range(256))})
     join = await cli.send("held", lc.JoinSeat(seat=0, name="a"))
     # referee-0 read them and died before acking anything.
-    got = await client.xreadgroup(GROUP, "referee-0", {stream: ">"}, count=100)
+    got = reads_of(await client.xreadgroup(GROUP, "referee-0", {stream: ">"}, count=100))
     assert len(got[0][1]) == 4
     async with referee(settings, redis_url, "held"):  # restarted under the same name: resumes first
         replies = [await cli.wait(c, timeout_s=10) for c in (create, join)]
@@ -108,7 +108,7 @@ async def test_a_referee_restarted_under_its_name_resumes_past_poison_it_held(
         later = await cli.call("held", lc.JoinSeat(seat=1, name="b"), timeout_s=10)
         assert later.outcome.status == "accepted"
         await wait_for(lambda: _nothing_pending(client, stream))  # the acks may follow the reply
-    letters = {f[b"entry_id"]: f for _, f in await client.xrange(keys.dead_letter)}
+    letters = {f[b"entry_id"]: f for _, f in entries_of(await client.xrange(keys.dead_letter))}
     assert set(letters) == {poison, binary}
     assert all(f[b"reason"] for f in letters.values())
     assert (await client.xpending(stream, GROUP))["pending"] == 0
@@ -129,13 +129,14 @@ async def test_an_entry_over_the_data_limit_is_dead_lettered_bounded_and_kept_no
         after = await cli.call("big", lc.JoinSeat(seat=0, name="fits"))  # answered after it: it was handled
         assert after.outcome.status == "accepted"
         await wait_for(lambda: _nothing_pending(client, stream))
-    [(_, letter)] = await client.xrange(keys.dead_letter)
+    [(_, letter)] = entries_of(await client.xrange(keys.dead_letter))
     assert letter[b"entry_id"] == entry_id and letter[b"reason"].startswith(b"data is ")
-    assert await client.memory_usage(keys.dead_letter, samples=0) < 8_192
+    assert await memory(client, keys.dead_letter) < 8_192
     assert await client.xrange(stream, min=entry_id, max=entry_id) == []  # deleted from the intake
     assert await client.xlen(keys.audit("big")) == audit_before + 1  # only the join that fits
     assert huge.command_id not in {
-        msgspec.json.decode(f[b"data"])["outcome"]["command_id"] for _, f in await client.xrange(cli.reply_to)
+        msgspec.json.decode(f[b"data"])["outcome"]["command_id"]
+        for _, f in entries_of(await client.xrange(cli.reply_to))
     }
     await cli.close()
 
@@ -154,7 +155,7 @@ async def test_refused_spam_no_longer_grows_the_public_stream_and_only_boundedly
         tokens = [(await cli.call("victim", lc.JoinSeat(seat=s, name=f"p{s}"))).token for s in range(2)]
         await cli.call("victim", lc.StartGame(), seat=0, token=tokens[0])
         public_before = await client.xlen(keys.public("victim"))
-        audit_before = await client.memory_usage(keys.audit("victim"), samples=0)
+        audit_before = await memory(client, keys.audit("victim"))
         sent = []
         for size in (61_440, 1_024):
             for _ in range(200):
@@ -162,8 +163,8 @@ async def test_refused_spam_no_longer_grows_the_public_stream_and_only_boundedly
         replies = [await spammer.wait(c, timeout_s=30) for c in sent]
     assert {r.outcome.rule for r in replies} == {"GAME-MALFORMED"}  # names over 64 characters
     assert await client.xlen(keys.public("victim")) == public_before
-    grown = await client.memory_usage(keys.audit("victim"), samples=0) - audit_before
+    grown = await memory(client, keys.audit("victim")) - audit_before
     assert grown < 400 * 1_500, grown  # about 1 KB a refusal, whatever its size
-    assert await client.memory_usage(spammer.reply_to, samples=0) < 400 * 1_500
+    assert await memory(client, spammer.reply_to) < 400 * 1_500
     await cli.close()
     await spammer.close()

@@ -13,6 +13,7 @@ from services.client import Client
 from services.config import Settings
 from services.eventstore.keys import Keys, shard_of
 from services.turns.app import GROUP, TurnService
+from tests.platform.helpers import reads_of
 
 pytestmark = pytest.mark.redis
 
@@ -45,7 +46,7 @@ async def test_bus_entries_whose_requests_were_refused_stay_pending_until_writte
         seats = [keys.seat(gid, seat) for seat in range(2)]
         for stream in seats:  # their XADDs are refused, as when Redis is out of memory
             await client.set(stream, "not a stream")
-        [(_, entries)] = await client.xreadgroup(GROUP, "t", {bus: ">"})
+        [(_, entries)] = reads_of(await client.xreadgroup(GROUP, "t", {bus: ">"}))
         with pytest.raises(aredis.ResponseError, match="WRONGTYPE"):
             await turns._on_bus([(bus, entries)])
         await turns.ack_written()

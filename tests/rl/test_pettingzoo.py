@@ -10,6 +10,7 @@ pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 
 import numpy as np
+from gymnasium import spaces
 from pettingzoo.test import api_test
 
 from games.catalog import SPECS
@@ -36,7 +37,9 @@ def test_random_episodes_end_with_returns(game: str) -> None:
         for agent in e.agent_iter():
             obs, reward, terminated, truncated, _ = e.last()
             totals[agent] += reward
-            assert obs["observation"].shape == e.observation_space(agent)["observation"].shape
+            space = e.observation_space(agent)
+            assert isinstance(space, spaces.Dict)
+            assert obs["observation"].shape == space["observation"].shape
             if terminated or truncated:
                 e.step(None)
                 continue

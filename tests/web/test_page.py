@@ -98,6 +98,7 @@ async def test_a_finished_game_from_the_lobby_to_its_audit(stack: Stack, browser
         last = len(log)
         hidden = secrets(log).once_over((await state_at(api, game_id, len(log)))["view"])
         agg = history.fold(await history.load(store, game_id))
+        assert agg.result is not None
         started = next(v for v, d in log if codec.decode_event(d, game_id, v).type == "lifecycle.GameStarted")
         mid = (started + last) // 2
 
@@ -274,7 +275,8 @@ async def no_redis(bare: Bare, monkeypatch: pytest.MonkeyPatch) -> Any:
 def offline_view(path: Path, version: int) -> dict[str, Any] | None:
     _, hist = history.parse_export(path.read_bytes().splitlines())
     view: dict[str, Any] | None = public_state(history.fold(hist, version)).get("view")
-    return msgspec.json.decode(msgspec.json.encode(view))
+    plain: dict[str, Any] | None = msgspec.json.decode(msgspec.json.encode(view))
+    return plain
 
 
 @pytest.mark.parametrize("title", TITLES)
@@ -293,7 +295,9 @@ async def test_a_game_file_opens_with_redis_down(no_redis: GatewayService, brows
         await page.set_input_files("#file", str(path))
     await board(page, last)
     assert "/open" in page.url
-    await CHECKS[title](page, offline_view(path, last))
+    view = offline_view(path, last)
+    assert view is not None
+    await CHECKS[title](page, view)
     assert await page.locator(".event-list li").count() == len(public_items(hist))
     await page.locator("#version").fill(str(mid))
     await shows(page, mid, offline_view(path, mid), title)

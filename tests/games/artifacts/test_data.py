@@ -10,10 +10,11 @@ import pytest
 
 from contracts import artifacts as c
 from games.artifacts import ArtifactsRules, cardtable
-from games.artifacts.components import DATA_FILE, KINDS, DataError, parse
+from games.artifacts.components import DATA_FILE, KINDS, parse
 from games.artifacts.rule_ids import RULES_TEXT, placeholders, rule_text
 from games.artifacts.state import ArtifactsState
 from games.base import Rejected
+from games.kit import DataError
 from games.rng import Rng
 from tests.games.artifacts.given import DATA, START, table_events
 

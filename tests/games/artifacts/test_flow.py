@@ -99,7 +99,7 @@ def test_dice_follow_adventurer_symbols_up_to_the_seven_in_the_box() -> None:
     give(state, 0, dollars=40)
     act(state, 0, c.Buy(die=3, card="S-hq", action=1, market="A-04", row=2, col=1))  # Jeep: +1 die
     events = act(state, 0, c.EndTurn())
-    assert len(of(events, c.TurnStarted)[0].dice) == 3  # type: ignore[attr-defined]
+    assert len(of(events, c.TurnStarted)[0].dice) == 3
     act(state, 1, c.EndTurn())
     assert len(state.dice) == 4
     state.players[0].cards += [Placed(card="C-02", level=2, row=2, col=k) for k in (2, 3)]  # given: 2x2 more

@@ -172,6 +172,7 @@ def _decisions(num_players: int, games: int) -> list[Decision]:
             seat = game.current_player()
             assert seat is not None
             view, legal = game.view(seat), game.legal_actions(seat)
+            assert isinstance(view, ArtifactsView)
             bot = bots[seat]
             if isinstance(bot, ReferenceGreedy) and view.phase == "play":
                 out.append((view, legal, seat))

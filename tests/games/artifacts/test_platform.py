@@ -51,4 +51,4 @@ def test_a_game_whose_seats_all_resign_still_ends() -> None:
         assert isinstance(out, list), out
     assert agg.status == m.OVER and agg.result is not None
     assert agg.game.round == RULES.data.table.max_rounds
-    assert isinstance(out[-3], c.GameFinished)
+    assert isinstance(out, list) and isinstance(out[-3], c.GameFinished)

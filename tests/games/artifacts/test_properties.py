@@ -30,6 +30,7 @@ def test_random_legal_games(seed: int, num_players: int, end_bias: int, data: st
         legal = RULES.legal_actions(state, seat)
         assert legal
         # Sometimes favour ending the turn, so that games of very different shapes are drawn.
+        cmd: msgspec.Struct
         if end_bias and isinstance(legal[0], c.EndTurn) and data.draw(st.integers(0, 9), label="end?") < end_bias:
             cmd = legal[0]
         else:

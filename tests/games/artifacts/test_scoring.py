@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from contracts import artifacts as c
-from games.artifacts.components import DATA_FILE, DataError, faces_meeting, load, parse
+from games.artifacts.components import DATA_FILE, faces_meeting, load, parse
 from games.artifacts.rule_ids import RULES_TEXT
 from games.artifacts.scoring import collectors_sale, museum_sale, museum_winner, rank
+from games.kit import DataError
 from tests.games.artifacts.given import DATA, act, give, of, roll, table
 
 KIND = {"fossil": 0, "scroll": 1, "gem": 2, "statue": 3}

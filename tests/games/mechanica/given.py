@@ -39,11 +39,11 @@ def table_events(
     """Set-up with chosen outcomes, then workday 1's run: each Basic bot rides to the central truck."""
     extras = list(extras) if extras is not None else TILES[-6:]
     stack = list(stack) if stack is not None else [t for t in TILES if t not in extras]
-    piles = [list(p) for p in piles] if piles is not None else [BLUEPRINTS[:7], BLUEPRINTS[7:]]
+    pile_lists = [list(p) for p in piles] if piles is not None else [BLUEPRINTS[:7], BLUEPRINTS[7:]]
     events: list[msgspec.Struct] = [
         c.GameSetUp(first_player=first, money=money, starting_bot="basic"),
         c.ImprovementsShuffled(stack_size=len(stack), extras_size=len(extras), stack=stack, extras=extras),
-        c.BlueprintsShuffled(sizes=[len(p) for p in piles], face_up=[p[0] for p in piles], piles=piles),
+        c.BlueprintsShuffled(sizes=[len(p) for p in pile_lists], face_up=[p[0] for p in pile_lists], piles=pile_lists),
         c.ImprovementDrawn(improvement=stack[0], price=7, source="stack"),
         c.ImprovementDrawn(improvement=stack[1], price=5, source="stack"),
         c.WorkdayStarted(workday=1),

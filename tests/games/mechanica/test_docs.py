@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from games.kit import DataError
 from games.mechanica import diagram
-from games.mechanica.components import DATA_FILE, DataError, load, parse
+from games.mechanica.components import DATA_FILE, load, parse
 from games.mechanica.rule_ids import REFUSAL_RULES, RULES_TEXT
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "rules" / "mechanica.md"

@@ -3,9 +3,12 @@ own run, buys the forks and trucks greedy never sees, and beats greedy."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from contracts import mechanica as c
+from contracts.command import Command
+from contracts.views.mechanica import MechanicaView
 from games.bots import RandomBot
 from games.mechanica import RULES
 from games.mechanica.bots import GreedyBot
@@ -18,7 +21,7 @@ from tests.games.mechanica.given import DATA, given, installed, tile
 from tests.games.mechanica.given import table as set_up
 
 
-def _play(state: MechanicaState, *commands: c.Command) -> MechanicaState:
+def _play(state: MechanicaState, *commands: Command) -> MechanicaState:
     for command in commands:
         events = RULES.decide(state, 0, command, Rng(b"test"))
         assert isinstance(events, list), events
@@ -27,13 +30,13 @@ def _play(state: MechanicaState, *commands: c.Command) -> MechanicaState:
     return state
 
 
-def _buys(state: MechanicaState) -> list[c.Command]:
+def _buys(state: MechanicaState) -> list[Command]:
     """What the planner does with seat 0's turn, up to (not including) its EndTurn."""
     bot = PlannerBot(RULES)
-    out: list[c.Command] = []
+    out: list[Command] = []
     while True:
         choice = bot.choose(RULES.view(state, 0), RULES.legal_actions(state, 0), 0)
-        assert isinstance(choice, c.Command)
+        assert isinstance(choice, Command)
         if isinstance(choice, c.EndTurn):
             return out
         out.append(choice)
@@ -43,7 +46,7 @@ def _buys(state: MechanicaState) -> list[c.Command]:
 class _EndsTurns:
     """Sells and ends every turn: never buys, so the shop and stock run down by the rules alone."""
 
-    def choose(self, view: object, legal: list[c.Command], seat: int) -> c.Command:
+    def choose(self, view: object, legal: list[msgspec.Struct], seat: int) -> msgspec.Struct:
         return next((a for a in legal if isinstance(a, c.Sell)), None) or next(
             a for a in legal if isinstance(a, c.EndTurn)
         )
@@ -59,11 +62,13 @@ def test_the_rebuilt_table_shows_the_view_it_was_built_from(num_players: int) ->
         while not game.is_terminal():
             seat = game.to_act()[0]
             view = game.view(seat)
+            assert isinstance(view, MechanicaView)
             rebuilt = table(view, seat)
             assert RULES.view(rebuilt, seat) == view
             assert RULES.legal_actions(rebuilt, seat) == game.legal_actions(seat)
             game.apply(bots[seat].choose(view, game.legal_actions(seat), seat), seat)
         final = game.view(0)
+        assert isinstance(final, MechanicaView)
         assert RULES.view(table(final, 0), 0) == final and RULES.legal_actions(table(final, 0), 0) == []
 
 
@@ -79,13 +84,15 @@ def test_runs_left_is_exact_when_nobody_buys_and_an_upper_bound_when_they_do(num
         while not game.is_terminal():
             seat = game.to_act()[0]
             view = game.view(seat)
+            assert isinstance(view, MechanicaView)
             said.append((len(game.events or []), runs_left(view)))
             game.apply(bots[seat].choose(view, game.legal_actions(seat), seat), seat)
         events = game.events or []
         for at, expected in said:
             actual = sum(isinstance(e, c.WorkdayStarted) for e in events[at:])
             assert actual == expected if exact else actual <= expected, (at, actual, expected)
-        assert runs_left(game.view(0)) == 0
+        final = game.view(0)
+        assert isinstance(final, MechanicaView) and runs_left(final) == 0
 
 
 def _merged(*rows: int) -> MechanicaState:

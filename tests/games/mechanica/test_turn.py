@@ -90,12 +90,12 @@ def test_fork_settings_persist_and_steer_every_run() -> None:
     act(state, 0, c.BuyFork(row=3, col=4, direction="down"))
     assert state.players[0].wallet == 8 + 2 - 1
     events = _workday(state)
-    (moved,) = [e for e in of(events, c.BotsMoved) if e.seat == 0]  # type: ignore[attr-defined]
+    (moved,) = [e for e in of(events, c.BotsMoved) if e.seat == 0]
     start, truck = c.Spot(row=3, col=1, hole=1), c.Spot(row=4, col=5, hole=1)
     assert moved.moves == [c.BotMove(model="basic", source=start, target=truck)]
     act(state, 0, c.SetFork(row=3, col=4, direction="right"))
     events = _workday(state)  # the fork stays where it was set, the next bot goes to row 3's truck
-    (moved,) = [e for e in of(events, c.BotsMoved) if e.seat == 0]  # type: ignore[attr-defined]
+    (moved,) = [e for e in of(events, c.BotsMoved) if e.seat == 0]
     assert moved.moves[0].target == c.Spot(row=3, col=5, hole=1)
     assert state.players[0].forks[13] == ">"
 

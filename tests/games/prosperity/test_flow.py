@@ -10,10 +10,11 @@ import pytest
 
 from contracts import prosperity as c
 from games.bots import RandomBot
+from games.kit import DataError
 from games.play import play_game
 from games.prosperity import RULES
 from games.prosperity import scoring as sc
-from games.prosperity.components import DATA_FILE, DataError, load, parse
+from games.prosperity.components import DATA_FILE, load, parse
 from games.prosperity.state import ACTIONS, COUNT, FINAL, SETUP, ProsperityState
 from games.rng import Rng
 from tests.games.prosperity.given import DATA, act, build, deck_with, end_turn_into_count, fold, of, refused, table
@@ -283,9 +284,9 @@ def test_final_energy_counts_twice_and_waits_for_the_choice() -> None:
 def test_the_game_lasts_36_turns_and_every_tile_is_drawn_once() -> None:
     played = play_game(RULES, [RandomBot(1), RandomBot(2), RandomBot(3)], "flow", 3, keep_events=True)
     drawn = of(played.events, c.TileDrawn)
-    assert [e.turn for e in drawn] == list(range(1, 37))  # type: ignore[attr-defined]
-    assert Counter(e.seat for e in drawn) == {0: 12, 1: 12, 2: 12}  # type: ignore[attr-defined]
-    assert sorted(e.tile for e in drawn) == sorted(t for _, ids in DATA.decade_tiles for t in ids)  # type: ignore[attr-defined]
+    assert [e.turn for e in drawn] == list(range(1, 37))
+    assert Counter(e.seat for e in drawn) == {0: 12, 1: 12, 2: 12}
+    assert sorted(e.tile for e in drawn) == sorted(t for _, ids in DATA.decade_tiles for t in ids)
     assert len(of(played.events, c.GameFinished)) == 1
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import msgspec
@@ -204,7 +205,7 @@ def test_setup_deals_sides_and_the_first_stack_by_chance_never_by_seat_number() 
     games = 1200
 
     def near(count: int, p: float) -> bool:
-        return abs(count - games * p) <= 5 * (games * p * (1 - p)) ** 0.5
+        return abs(count - games * p) <= 5 * math.sqrt(games * p * (1 - p))
 
     for n in (3, 4):
         orders: Counter[tuple[int, ...]] = Counter()

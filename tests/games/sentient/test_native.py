@@ -174,7 +174,7 @@ class _Declining:
 def test_a_move_the_core_declines_and_the_rules_accept_hands_the_game_over() -> None:
     python, native = _pair(2, "native-declined")
     _lockstep(python, native, random.Random(6), 5, "before")
-    native._core = _Declining(native._core)  # type: ignore[assignment]
+    native._core = _Declining(native._core)
     seat = python.current_player()
     action = python.legal_actions(seat)[-1]
     python.apply(action, seat)

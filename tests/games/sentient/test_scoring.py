@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from contracts import sentient as c
+from games.kit import DataError
 from games.sentient import RULES
-from games.sentient.components import CARD_TYPES, Card, DataError, load, parse
+from games.sentient.components import CARD_TYPES, Card, load, parse
 from games.sentient.scoring import calibrate, score_card
 from tests.games.sentient.given import act, card_where, fold, table_events
 
