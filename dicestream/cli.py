@@ -491,18 +491,18 @@ def _balance_rules(game: str, data: str | None) -> Any:
 
 
 def _balance_keeper(folder: Path, game: str, kinds: list[str], rules: Any) -> Keeper:
-    """--keep: the referee plays each game again on this build's data for `game`; a variant's
-    (or an earlier version's) games would be other games."""
+    """--keep: the referee plays each game again over the run's data (with --data, a variant's or an
+    earlier version's, whose logs then name that data)."""
     from dicestream.kept import Keeper
-    from games.catalog import SPECS
+    from games.catalog import SPECS, admit_variant
+    from games.spec import GameSpecError
 
-    current = SPECS[game].rules
-    if rules is not current:
-        raise InputError(
-            f"--keep: the referee plays {game} on {current.data_version}, not {rules.data_version}: "
-            "games over other data are measured, not kept"
-        )
-    return Keeper(folder, game, kinds)
+    if rules is SPECS[game].rules:
+        return Keeper(folder, game, kinds)
+    try:
+        return Keeper(folder, game, kinds, admit_variant(rules))
+    except GameSpecError as exc:  # _balance_rules refuses these first; a variant set in the environment
+        raise InputError(f"--keep: {exc}") from exc
 
 
 def _advance(progress: Progress, task: Any, done: int) -> None:

@@ -6,20 +6,28 @@ by the referee engine from the same seed with the same commands (services.selfpl
 and written as the file `dicestream export` writes: `dicestream replay`, `verify`, `audit` and
 `import` read it, and an imported game is shown on the web page. The referee's result must be the
 offline game's; a difference is a defect and stops the run.
+
+A run over a variant's data (`--data`) has the referee create its games over that data: their logs
+name the variant's data_version, and another process reads them once told where that data is
+(DICESTREAM_VARIANT_DATA, games.catalog).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import structlog.testing
 
 from dicestream.errors import InputError
 from games.balance import KeptGame, game_seed
+from games.base import Rules
+from games.catalog import creating_over
 from services.eventstore.keys import valid_game_id
 from services.history import export_lines, fold
 from services.selfplay import replay_commands
@@ -28,10 +36,12 @@ from services.selfplay import replay_commands
 class Keeper:
     """Writes `DIR/GAME-SEED.jsonl` for each game handed over (`seat_shares(keep=)`)."""
 
-    def __init__(self, folder: Path, game: str, kinds: Sequence[str]) -> None:
+    def __init__(self, folder: Path, game: str, kinds: Sequence[str], rules: Rules[Any] | None = None) -> None:
+        """`rules`: the run's, when not the game's current ones (a variant's or an earlier data)."""
         self.folder = folder
         self.game = game
         self.kinds = list(kinds)
+        self.rules = rules
 
     def game_id(self, seed: str) -> str:
         return f"{self.game}-{seed}"
@@ -71,7 +81,8 @@ class Keeper:
         # The in-memory referee logs every command at debug, which says nothing here and would
         # reach stdout (the --json document's) where nothing configured structlog; captured,
         # it is dropped but for errors. Capturing swaps no global configuration for good.
-        with structlog.testing.capture_logs() as entries:
+        over = contextlib.nullcontext() if self.rules is None else creating_over(self.rules)
+        with over, structlog.testing.capture_logs() as entries:
             history = asyncio.run(replay_commands(self.game, kept.commands, kept.seed, names, game_id))
         errors = [e for e in entries if e.get("log_level") in ("error", "critical")]
         if errors:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from contracts import registry
@@ -36,6 +38,10 @@ BUILT_IN: set[str] = set()
 
 # (game, data_version) -> the rules over that earlier data (GameSpec.earlier_data).
 EARLIER: dict[tuple[str, str], Rules[Any]] = {}
+# (game, data_version) -> the rules over a variant's data file, which this process was told to read
+# (`balance --data --keep`, DICESTREAM_VARIANT_DATA): games played on data being tuned.
+VARIANTS: dict[tuple[str, str], Rules[Any]] = {}
+VARIANT_DATA_ENV = "DICESTREAM_VARIANT_DATA"
 
 
 def bot_makers(game_type: str, rules: Rules[Any] | None = None) -> dict[str, Callable[[int], Bot]]:
@@ -66,7 +72,7 @@ def rules_for(name: str, data_version: str | None = None) -> Rules[Any] | None:
     current = GAMES.get(name)
     if current is None or data_version is None or data_version == current.data_version:
         return current
-    earlier = EARLIER.get((name, data_version))
+    earlier = EARLIER.get((name, data_version)) or VARIANTS.get((name, data_version))
     return current if earlier is None else earlier
 
 
@@ -82,6 +88,66 @@ def catalog_twin(rules: Rules[Any]) -> Rules[Any] | None:
         return known
     mine, theirs = getattr(rules, "data", None), getattr(known, "data", None)
     return known if mine == theirs else None
+
+
+def admit_variant(rules: Rules[Any]) -> Rules[Any]:
+    """Let this process judge and read games played on `rules`' data, a variant of its game's
+    (rules_for finds it by its data_version); the catalog's own rules when they are the same data.
+    Raises GameSpecError for a version this build, or an earlier admitted variant, names with other
+    values: two games under one name on different data could not be told apart."""
+    twin = catalog_twin(rules)
+    if twin is not None:
+        return twin
+    if rules.name not in GAMES:
+        raise GameSpecError(f"{rules.name!r} is not a game this build runs")
+    if rules_for(rules.name, rules.data_version) is not GAMES[rules.name] or (
+        rules.data_version == GAMES[rules.name].data_version
+    ):
+        raise GameSpecError(
+            f"{rules.name}: data {rules.data_version!r} is already known here with other values; "
+            "give the variant a data_version of its own"
+        )
+    VARIANTS[(rules.name, rules.data_version)] = rules
+    return rules
+
+
+@contextmanager
+def creating_over(rules: Rules[Any]) -> Iterator[None]:
+    """Inside, a referee of this process creates the games of `rules.name` over `rules`' data (a
+    variant, admitted, or an earlier version), as if it were the current data: `balance --data
+    --keep` has the referee play a variant's games again. Single-threaded callers only."""
+    admitted = admit_variant(rules)
+    current = GAMES[rules.name]
+    GAMES[rules.name] = admitted
+    try:
+        yield
+    finally:
+        GAMES[rules.name] = current
+
+
+def variant_files(text: str) -> list[tuple[str, Path]]:
+    """DICESTREAM_VARIANT_DATA: `game=path` entries separated by commas."""
+    out = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        name, sep, path = item.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise GameSpecError(f"{VARIANT_DATA_ENV}: {item!r} is not GAME=FILE")
+        out.append((name.strip(), Path(path.strip())))
+    return out
+
+
+def _admit_variant_files(text: str) -> None:
+    for name, path in variant_files(text):
+        spec = SPECS.get(name)
+        if spec is None or spec.with_data is None:
+            raise GameSpecError(f"{VARIANT_DATA_ENV}: {name!r} is not a game that reads other data files")
+        try:
+            rules = spec.with_data(path)
+        except Exception as exc:  # a missing or invalid file: name it, whatever the loader raised
+            raise GameSpecError(f"{VARIANT_DATA_ENV}: {path} does not load: {exc}") from exc
+        admit_variant(rules)
 
 
 def earlier_rules(spec: GameSpec) -> dict[str, Rules[Any]]:
@@ -145,3 +211,4 @@ def _install(specs: dict[str, GameSpec]) -> None:
 
 _install(load_specs([*PACKAGES, *_extra_packages()]))
 BUILT_IN.update(list(SPECS)[: len(PACKAGES)])  # loaded first, in PACKAGES' order
+_admit_variant_files(os.environ.get(VARIANT_DATA_ENV, ""))

@@ -22,7 +22,7 @@ from contracts.rejection import rejection_envelope
 from contracts.upcast import outcome as upcast_outcome
 from games import match as m
 from games.base import Rejected
-from games.catalog import rules_for
+from games.catalog import VARIANT_DATA_ENV, rules_for
 from services.eventstore.base import AppendRequest, EventStore
 
 
@@ -326,7 +326,8 @@ def verify(history: History) -> Verdict:
                     check="version",
                     version=1,
                     problem=f"recorded with {created.rules_version}/{created.data_version}; this build has "
-                    f"{rules.rules_version}/{rules.data_version}: re-judging needs that version",
+                    f"{rules.rules_version}/{rules.data_version}: re-judging needs that version (a variant's "
+                    f"data: name its file in {VARIANT_DATA_ENV})",
                 )
             )
             return verdict

@@ -23,7 +23,7 @@ from contracts import lifecycle as lc
 from contracts.outcome import ACCEPTED
 from contracts.registry import type_name
 from games import match as m
-from games.catalog import rules_for, spec_for
+from games.catalog import VARIANT_DATA_ENV, rules_for, spec_for
 from games.spec import GameSpec
 from services.history import History
 
@@ -206,7 +206,8 @@ def report(
             # Folded on today's data, its states could differ from those its players saw.
             raise NotComparable(
                 f"{history.game_id}: played on data {created.data_version!r}, which this build does not keep: "
-                "read it with the build that played it"
+                "read it with the build that played it, or name that data's file in "
+                f"{VARIANT_DATA_ENV} (GAME=FILE)"
             )
         if kept.rules_version != created.rules_version:
             # Other rules code may fold the same events into other states (as `verify` refuses to

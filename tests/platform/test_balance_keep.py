@@ -7,8 +7,10 @@ Given a balance run with --keep, when it ends, then the folder holds one export 
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from typer.testing import CliRunner
 
 from dicestream.cli import app
 from dicestream.kept import Keeper
+from games import catalog
 from games.balance import KeptGame, seat_shares
 from games.catalog import GAMES, GREEDY
 from services.history import fold, parse_export, verify
@@ -132,10 +135,8 @@ def _variant(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("make", "line"),
     [
-        (lambda d: ["--data", str(_variant(d))], "games over other data are measured, not kept"),
         (lambda d: ["--seed", "a b"], "is not one the referee takes"),
         (lambda d: ["--pool", str(d / "x.json")], "--keep would be ignored"),
-        (lambda d: ["--data", str(_earlier())], "games over other data are measured, not kept"),
         (lambda d: [], "mechanica-balance-2-0.jsonl and 1 more already there"),
     ],
 )
@@ -175,3 +176,60 @@ def test_a_copy_of_the_current_data_is_the_current_data_and_is_kept(tmp_path: Pa
     assert result.exit_code == 0, result.output
     [(header, history)] = _kept(tmp_path / "k").values()
     assert header.data_version == GAMES["mechanica"].data_version and verify(history).ok
+
+
+@pytest.fixture
+def no_variants() -> Iterator[None]:
+    """A run over a variant admits it into this process's catalog: leave the catalog as found."""
+    before = dict(catalog.VARIANTS)
+    yield
+    catalog.VARIANTS.clear()
+    catalog.VARIANTS.update(before)
+
+
+def _cli(*args: str, variants: str | None = None) -> subprocess.CompletedProcess[bytes]:
+    env = {k: v for k, v in os.environ.items() if k != catalog.VARIANT_DATA_ENV}
+    if variants is not None:
+        env[catalog.VARIANT_DATA_ENV] = variants
+    return subprocess.run([sys.executable, "-m", "dicestream", *args], capture_output=True, timeout=120, env=env)
+
+
+def test_a_variants_games_are_kept_over_its_data_and_read_where_it_is_named(tmp_path: Path, no_variants: None) -> None:
+    variant = _variant(tmp_path)
+    folder = tmp_path / "kept"
+    result = _run(
+        "mechanica", "--players", "2", "--games", "2", "--data", str(variant), "--keep", str(folder), "--json"
+    )
+    assert result.exit_code == 0, result.output
+    doc = msgspec.json.decode(result.stdout)
+    kept = _kept(folder)
+    assert len(kept) == 2
+    for header, history in kept.values():
+        # The log names the data its games were played on, the run's document's, not the current.
+        assert header.data_version == doc["data_version"] != GAMES["mechanica"].data_version
+        assert header.data_version.startswith("mechanica-variant")
+        assert verify(history).ok  # this process has the variant: the run admitted it
+    # Another process reads them once told where that data is, and says how when it is not.
+    game = str(folder / "mechanica-balance-2-0.jsonl")
+    told = f"mechanica={variant}"
+    unknown = _cli("verify", game)
+    assert unknown.returncode != 0 and catalog.VARIANT_DATA_ENV.encode() in unknown.stdout + unknown.stderr
+    assert _cli("verify", game, variants=told).returncode == 0
+    refused = _cli("openings", str(folder))
+    assert refused.returncode != 0 and catalog.VARIANT_DATA_ENV.encode() in refused.stderr
+    read = _cli("openings", str(folder), "--json", variants=told)
+    assert read.returncode == 0, read.stderr
+    report = msgspec.json.decode(read.stdout)
+    assert report["games"] == 2 and report["data_versions"] == [doc["data_version"]]
+
+
+def test_an_earlier_datas_games_are_kept_over_that_data(tmp_path: Path, no_variants: None) -> None:
+    result = _run(
+        "mechanica", "--players", "2", "--games", "1", "--data", str(_earlier()), "--keep", str(tmp_path / "k")
+    )
+    assert result.exit_code == 0, result.output
+    [(header, history)] = _kept(tmp_path / "k").values()
+    earlier = {v for (g, v) in catalog.EARLIER if g == "mechanica"}
+    assert header.data_version in earlier and verify(history).ok
+    assert catalog.VARIANTS == {}  # an earlier version is the build's own, not a variant
+    assert GAMES["mechanica"] is catalog.SPECS["mechanica"].rules  # new games are over the current data again
