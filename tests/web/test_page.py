@@ -571,6 +571,44 @@ async def test_a_second_file_opens_at_its_own_last_version(no_redis: GatewayServ
     assert page.url.endswith(f"/open#v={last_m}")
 
 
+async def test_back_and_forward_show_the_file_each_entry_was_made_for(
+    no_redis: GatewayService, browser: Browser
+) -> None:
+    """The user opens a file, then a second, then one that is not a game file: Back shows the second,
+    then the first at the version it was left at (nothing opened is lost to the bad file); Forward
+    goes the same way back."""
+    (sentient,) = GOLDEN.glob("sentient-*p.jsonl")
+    (mechanica,) = GOLDEN.glob("mechanica-*p.jsonl")
+    last_s = len(history.parse_export(sentient.read_bytes().splitlines())[1].events)
+    last_m = len(history.parse_export(mechanica.read_bytes().splitlines())[1].events)
+    page, _seen = await browser.page()
+    await page.goto(no_redis.url + "/open")
+    await page.set_input_files("#file", str(sentient))
+    await board(page, last_s)
+    earlier = last_s // 2
+    await page.locator("#version").fill(str(earlier))
+    await board(page, earlier)
+    await drop(page, mechanica.read_text(), "other.jsonl")
+    await page.locator("section.game[data-title='mechanica']").wait_for()
+    await board(page, last_m)
+    await drop(page, "this is not a game file\n", "notes.jsonl")
+    await page.locator("main p.error[role='alert']").wait_for()
+
+    await page.go_back()
+    await page.locator("section.game[data-title='mechanica']").wait_for()
+    await board(page, last_m)
+    await page.go_back()
+    await page.locator("section.game[data-title='sentient']").wait_for()
+    await board(page, earlier)
+    assert page.url.endswith(f"/open#v={earlier}")
+    await page.go_forward()
+    await page.locator("section.game[data-title='mechanica']").wait_for()
+    await board(page, last_m)
+    await page.go_forward()
+    await page.locator("main p.error[role='alert']").wait_for()
+    assert not await page.locator("section.game").count()
+
+
 async def test_a_file_of_a_game_and_the_game_are_different_pages(stack: Stack, browser: Browser) -> None:
     """The user views a finished game, drops its downloaded file (the same game id) and presses
     Back: the game from the gateway is shown again at its own URL, not the file's view."""

@@ -236,10 +236,11 @@ export async function showGame(main, source, opts = {}) {
     now.dataset.version = v;
     if (!opts.audit && auditBox.hidden) setUrl(v); // a live event does not take an open audit's URL
   }
+  // The entries a game makes keep the state of the one it was opened in (main.js: which file).
   function setUrl(v) {
     if (gone()) return;
     const url = source.pageUrl(v === last && following ? null : v);
-    if (location.pathname + location.search + location.hash !== url) history.replaceState({}, "", url);
+    if (location.pathname + location.search + location.hash !== url) history.replaceState(history.state, "", url);
   }
   function pause() {
     if (playing) clearInterval(playing);
@@ -333,7 +334,7 @@ export async function showGame(main, source, opts = {}) {
   async function openAudit(e, commandId) {
     if (e) e.preventDefault();
     pause();
-    history.pushState({}, "", source.auditUrl(commandId));
+    history.pushState(history.state, "", source.auditUrl(commandId));
     await showAudit(commandId);
   }
   function closeAudit() {
@@ -374,7 +375,7 @@ export async function showGame(main, source, opts = {}) {
     const mine = JSON.stringify([c.type, c.payload]);
     const before = report.state_before;
     clear(auditBox).append(
-      h("button", { type: "button", class: "back", onclick: () => { history.pushState({}, "", source.pageUrl(current)); closeAudit(); } }, "← Back to the board"),
+      h("button", { type: "button", class: "back", onclick: () => { history.pushState(history.state, "", source.pageUrl(current)); closeAudit(); } }, "← Back to the board"),
       h("h2", { id: "audit-h" }, `Audit: ${c.type} from ${who}`),
       h(
         "div",

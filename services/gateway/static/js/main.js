@@ -12,7 +12,12 @@ import { showLobby } from "./lobby.js";
 
 const main = document.getElementById("main");
 let leave = () => {};
-let opened = null; // the last file opened, kept while the page lives
+// Every file opened while the page lives, by number: each /open history entry names its file in its
+// state ({file: n}), so that Back and Forward show the file an entry was made for, and a file that
+// fails to open loses none opened before it. `opened` is the last one that opened, for an /open
+// reached without a file of its own (a link, a typed address).
+const files = new Map();
+let opened = null;
 
 let routed = 0;
 // A view whose answers come after the user has moved on (a slow gateway, a Back pressed while it
@@ -40,7 +45,8 @@ async function route() {
     const audit = game[2] ? decodeURIComponent(game[2]) : null;
     t.hand(await showGame(main, new GameSource(id), { version, audit, ...t }));
   } else if (path === "/open") {
-    if (opened) await openSource(opened, { t });
+    const source = entryFile();
+    if (source) await openSource(source, { t });
     else showOpen();
   } else if (path === "/fairness") {
     showFairness();
@@ -49,22 +55,35 @@ async function route() {
   }
 }
 
-// `fresh`: a file just chosen or dropped opens at its own last version, not at the version or
-// audit of the file shown before it (the URL's hash).
-async function openSource(source, { push = false, fresh = false, t = ticket() } = {}) {
-  if (push) history.pushState({}, "", "/open");
-  else if (fresh) history.replaceState({}, "", "/open");
+// The file the current history entry was made for (its state's number), else the last opened.
+function entryFile() {
+  const n = history.state?.file;
+  return n === undefined ? opened : (files.get(n) ?? null);
+}
+
+let fileShown = null; // { routed, source }: the file view the router drew last
+
+async function openSource(source, { t = ticket() } = {}) {
+  fileShown = { routed: t.routed, source };
   const hash = new URLSearchParams(location.hash.slice(1));
   t.hand(await showGame(main, source, { version: hash.get("v"), audit: hash.get("audit"), ...t }));
 }
 
+// A file just chosen or dropped gets a history entry of its own, at its own last version (not at the
+// version or audit of the file shown before it); only the bare picker's entry is replaced by it.
 async function openFile(file) {
   if (!file) return;
   const bytes = await file.arrayBuffer();
-  opened = new FileSource(file.name, bytes);
+  const source = new FileSource(file.name, bytes);
+  const n = files.size + 1;
+  files.set(n, source);
   leave();
   leave = () => {};
-  await openSource(opened, { push: location.pathname !== "/open", fresh: true });
+  const bare = location.pathname === "/open" && !entryFile();
+  if (bare) history.replaceState({ file: n }, "", "/open");
+  else history.pushState({ file: n }, "", "/open");
+  await openSource(source);
+  if (source.gameId !== undefined) opened = source; // it opened (FileSource.open read its header)
 }
 
 function picker() {
@@ -155,7 +174,8 @@ window.addEventListener("popstate", () => {
   const shown = section?.routed === routed ? section.dataset : null;
   const game = location.pathname.match(/^\/games\/([^/]+)/);
   if (shown?.source === "live" && game && decodeURIComponent(game[1]) === shown.gameId) return;
-  if (shown?.source === "file" && location.pathname === "/open" && opened?.gameId === shown.gameId) return;
+  const file = fileShown?.routed === routed ? fileShown.source : null;
+  if (shown?.source === "file" && location.pathname === "/open" && file && entryFile() === file) return;
   route();
 });
 
