@@ -464,7 +464,7 @@ def _balance_makers(bots: str, game: str, iterations: int, rules: Any) -> tuple[
 def _balance_rules(game: str, data: str | None) -> Any:
     """The rules a balance run measures: the game's, or the same rules over a data file (a variant
     being tuned). A variant must carry a data_version of its own, so that figures name their data."""
-    from games.catalog import EARLIER, SPECS, catalog_twin
+    from games.catalog import EARLIER, SPECS, VARIANT_DATA_ENV, VARIANTS, catalog_twin
 
     spec = SPECS[game]
     if data is None:
@@ -478,15 +478,16 @@ def _balance_rules(game: str, data: str | None) -> Any:
         rules = spec.with_data(path)
     except Exception as exc:  # whatever the game's loader refuses (TOML, a value out of range) names itself
         raise InputError(f"--data {data}: {exc}") from exc
-    known = {spec.rules.data_version, *(v for g, v in EARLIER if g == game)}
+    known = {spec.rules.data_version, *(v for g, v in [*EARLIER, *VARIANTS] if g == game)}
     if rules.data_version not in known:
         return rules
     twin = catalog_twin(rules)
     if twin is not None and hasattr(rules, "data"):
         return twin
     raise InputError(
-        f"--data {data}: it names its data {rules.data_version!r}, which this build's {game} data is "
-        "called, with other values; give the variant a data_version of its own"
+        f"--data {data}: it names its data {rules.data_version!r}, which this build's {game} data (or a "
+        f"variant named in {VARIANT_DATA_ENV}) is called, with other values; give the variant a data_version "
+        "of its own"
     )
 
 

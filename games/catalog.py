@@ -41,6 +41,8 @@ EARLIER: dict[tuple[str, str], Rules[Any]] = {}
 # (game, data_version) -> the rules over a variant's data file, which this process was told to read
 # (`balance --data --keep`, DICESTREAM_VARIANT_DATA): games played on data being tuned.
 VARIANTS: dict[tuple[str, str], Rules[Any]] = {}
+# The files of those the environment named, for what reads a data file itself (the page's catalog).
+VARIANT_FILES: dict[tuple[str, str], Path] = {}
 VARIANT_DATA_ENV = "DICESTREAM_VARIANT_DATA"
 
 
@@ -72,6 +74,9 @@ def rules_for(name: str, data_version: str | None = None) -> Rules[Any] | None:
     current = GAMES.get(name)
     if current is None or data_version is None or data_version == current.data_version:
         return current
+    own = SPECS[name].rules if name in SPECS else None
+    if own is not None and data_version == own.data_version:
+        return own  # the build's current data, while creating_over has new games made over other data
     earlier = EARLIER.get((name, data_version)) or VARIANTS.get((name, data_version))
     return current if earlier is None else earlier
 
@@ -98,16 +103,16 @@ def admit_variant(rules: Rules[Any]) -> Rules[Any]:
     twin = catalog_twin(rules)
     if twin is not None:
         return twin
-    if rules.name not in GAMES:
+    spec = SPECS.get(rules.name)
+    if spec is None:
         raise GameSpecError(f"{rules.name!r} is not a game this build runs")
-    if rules_for(rules.name, rules.data_version) is not GAMES[rules.name] or (
-        rules.data_version == GAMES[rules.name].data_version
-    ):
+    key = (rules.name, rules.data_version)
+    if rules.data_version == spec.rules.data_version or key in EARLIER or key in VARIANTS:
         raise GameSpecError(
             f"{rules.name}: data {rules.data_version!r} is already known here with other values; "
             "give the variant a data_version of its own"
         )
-    VARIANTS[(rules.name, rules.data_version)] = rules
+    VARIANTS[key] = rules
     return rules
 
 
@@ -147,7 +152,12 @@ def _admit_variant_files(text: str) -> None:
             rules = spec.with_data(path)
         except Exception as exc:  # a missing or invalid file: name it, whatever the loader raised
             raise GameSpecError(f"{VARIANT_DATA_ENV}: {path} does not load: {exc}") from exc
-        admit_variant(rules)
+        try:
+            admitted = admit_variant(rules)
+        except GameSpecError as exc:
+            raise GameSpecError(f"{VARIANT_DATA_ENV}: {path}: {exc}") from exc
+        if admitted is rules:
+            VARIANT_FILES[(name, rules.data_version)] = path
 
 
 def earlier_rules(spec: GameSpec) -> dict[str, Rules[Any]]:

@@ -321,13 +321,15 @@ def verify(history: History) -> Verdict:
             created.rules_version,
             created.data_version,
         ):
+            # Only data can be named to this build; other rules code is another build's.
+            same_code = rules.rules_version == created.rules_version
+            hint = f" (a variant's data: name its file in {VARIANT_DATA_ENV})" if same_code else ""
             findings.append(
                 Finding(
                     check="version",
                     version=1,
                     problem=f"recorded with {created.rules_version}/{created.data_version}; this build has "
-                    f"{rules.rules_version}/{rules.data_version}: re-judging needs that version (a variant's "
-                    f"data: name its file in {VARIANT_DATA_ENV})",
+                    f"{rules.rules_version}/{rules.data_version}: re-judging needs that version{hint}",
                 )
             )
             return verdict

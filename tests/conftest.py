@@ -114,3 +114,17 @@ def pytest_configure(config: pytest.Config) -> None:
     # structlog.testing.capture_logs() cannot see a logger cached on its first use: whichever test
     # first made a module's logger log (e.g. the supervisor's) would hide it from every later one.
     structlog.configure(cache_logger_on_first_use=False)
+
+
+@pytest.fixture
+def no_variants() -> Iterator[None]:
+    """A test that admits a variant's data into this process's catalog (games.catalog.admit_variant,
+    `balance --data --keep`) leaves the catalog's variants as it found them."""
+    from games import catalog
+
+    rules, files = dict(catalog.VARIANTS), dict(catalog.VARIANT_FILES)
+    yield
+    catalog.VARIANTS.clear()
+    catalog.VARIANTS.update(rules)
+    catalog.VARIANT_FILES.clear()
+    catalog.VARIANT_FILES.update(files)

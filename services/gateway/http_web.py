@@ -14,7 +14,7 @@ from litestar import Request, Response, get, post
 from litestar.params import FromPath, FromQuery, QueryParameter
 
 from contracts import codec
-from games.catalog import GAMES, SPECS
+from games.catalog import GAMES, SPECS, VARIANT_FILES
 from services import history
 from services.gateway import replaying
 from services.gateway.auth import game_id_or_404, no_such_game
@@ -71,18 +71,21 @@ def entry(title: str) -> CatalogEntry:
 def catalog(title: str, data_version: str | None = None) -> Catalog:
     """The title's TOML data file as JSON, every field with its default filled in (as the game's
     loader reads it): what the boards' names and values are drawn from. With the data_version of
-    earlier data this build keeps (games.spec.GameSpec.earlier_data), that data."""
+    earlier data this build keeps (games.spec.GameSpec.earlier_data) or of a variant the environment
+    names (DICESTREAM_VARIANT_DATA), that data."""
     spec = SPECS[title]
     published = spec.catalog_data
     current = entry(title)
     if published is None:
         return Catalog(**msgspec.structs.asdict(current), data={})
-    if data_version is None or data_version not in spec.earlier_data:
+    if data_version is not None and (title, data_version) in VARIANT_FILES:
+        file = VARIANT_FILES[(title, data_version)]
+    elif data_version is not None and data_version in spec.earlier_data:
+        file = spec.package_dir / spec.earlier_data[data_version]
+    else:
         return Catalog(**msgspec.structs.asdict(current), data=published())
     earlier = msgspec.structs.replace(current, data_version=data_version)
-    return Catalog(
-        **msgspec.structs.asdict(earlier), data=published(spec.package_dir / spec.earlier_data[data_version])
-    )
+    return Catalog(**msgspec.structs.asdict(earlier), data=published(file))
 
 
 async def _history(deps: Deps, game_id: str, outcomes: bool = True) -> history.History:
@@ -100,6 +103,7 @@ async def _history(deps: Deps, game_id: str, outcomes: bool = True) -> history.H
 def routes(deps: Deps) -> list[Any]:
     catalogs: dict[tuple[str, str | None], bytes] = {(t, None): msgspec.json.encode(catalog(t)) for t in GAMES}
     catalogs.update({(t, v): msgspec.json.encode(catalog(t, v)) for t in GAMES for v in SPECS[t].earlier_data})
+    catalogs.update({(t, v): msgspec.json.encode(catalog(t, v)) for t, v in VARIANT_FILES})
     files = replaying.FileCache()
 
     async def opened(request: Request[Any, Any, Any]) -> replaying.OpenedFile:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +16,7 @@ from games.mechanica.components import DATA_FILE, load
 from games.mechanica.rules import MechanicaRules
 from games.spec import GameSpecError
 
-
-@pytest.fixture(autouse=True)
-def no_variants() -> Iterator[None]:
-    before = dict(catalog.VARIANTS)
-    yield
-    catalog.VARIANTS.clear()
-    catalog.VARIANTS.update(before)
+pytestmark = pytest.mark.usefixtures("no_variants")
 
 
 def _variant(tmp_path: Path, name: str, money: int) -> MechanicaRules:
@@ -63,6 +56,16 @@ def test_creating_over_a_variant_lasts_as_long_as_the_block_even_when_it_fails(t
     assert catalog.rules_for("mechanica", variant.data_version) is variant  # still read, once admitted
 
 
+def test_inside_the_block_the_builds_own_data_keeps_its_name(tmp_path: Path) -> None:
+    own = catalog.SPECS["prosperity"].rules
+    with catalog.creating_over(_prosperity(tmp_path, "prosperity-try", 2)):
+        assert catalog.rules_for("prosperity", own.data_version) is own  # its games are judged on it
+        assert catalog.catalog_twin(own) is own
+        with pytest.raises(GameSpecError, match="already known here"):
+            catalog.admit_variant(_prosperity(tmp_path, own.data_version, 3))
+        assert catalog.rules_for("mechanica") is catalog.SPECS["mechanica"].rules  # other games untouched
+
+
 def test_entries_of_the_environment_variable() -> None:
     assert catalog.variant_files(" mechanica=/a.toml, prosperity=b.toml ,") == [
         ("mechanica", Path("/a.toml")),
@@ -79,11 +82,16 @@ def test_entries_of_the_environment_variable() -> None:
         ("chess={file}", "'chess' is not a game that reads other data files"),
         ("mechanica={missing}", "does not load"),
         ("mechanica", "is not GAME=FILE"),
+        ("prosperity={clash}", "clash.toml: prosperity: data 'prosperity-data-1' is already known here"),
     ],
 )
 def test_a_bad_environment_stops_the_process_naming_what_is_wrong(tmp_path: Path, entry: str, says: str) -> None:
     file = _variant(tmp_path, "mechanica-try", 9)
-    text = entry.format(file=tmp_path / "mechanica-try-9.toml", missing=tmp_path / "none.toml")
+    clash = _prosperity(tmp_path, "prosperity-data-1", 2).data_version  # an earlier version's name
+    (tmp_path / f"{clash}-2.toml").rename(tmp_path / "clash.toml")
+    text = entry.format(
+        file=tmp_path / "mechanica-try-9.toml", missing=tmp_path / "none.toml", clash=tmp_path / "clash.toml"
+    )
     assert file.data_version.startswith("mechanica-try")
     done = subprocess.run(
         [sys.executable, "-c", "import games.catalog"],
@@ -101,7 +109,7 @@ def _prosperity(tmp_path: Path, name: str, workshops_capital: int) -> Rules[Any]
     spec = catalog.SPECS["prosperity"]
     assert spec.with_data is not None
     text = (spec.package_dir / "data" / "prosperity.toml").read_text()
-    current = f'data_version = "{catalog.GAMES["prosperity"].data_version}"'
+    current = f'data_version = "{spec.rules.data_version}"'
     assert current in text and 'id = "workshops"' in text
     head, _, tail = text.partition('id = "workshops"')
     tail = tail.replace("capital = 1\n", f"capital = {workshops_capital}\n", 1)
@@ -122,3 +130,16 @@ def test_one_version_name_never_stands_for_two_datas(tmp_path: Path) -> None:
     with pytest.raises(GameSpecError, match="already known here"):
         catalog.admit_variant(_prosperity(tmp_path, "prosperity-data-1", 2))
     assert list(catalog.VARIANTS) == [("prosperity", "prosperity-try")]
+
+
+def test_the_page_draws_a_named_variants_game_with_the_variants_data(tmp_path: Path) -> None:
+    from services.gateway.http_web import catalog as page_catalog
+
+    variant = _prosperity(tmp_path, "prosperity-try", 2)
+    catalog.VARIANT_FILES[("prosperity", variant.data_version)] = tmp_path / "prosperity-try-2.toml"
+    shown = page_catalog("prosperity", variant.data_version)
+    assert shown.data_version == variant.data_version
+    [workshops] = [t for t in shown.data["tiles"] if t["id"] == "workshops"]
+    assert workshops["capital"] == 2  # the variant's value; the current data's is 1
+    [current] = [t for t in page_catalog("prosperity").data["tiles"] if t["id"] == "workshops"]
+    assert current["capital"] == 1

@@ -94,7 +94,8 @@ async def test_an_archived_game_leaves_a_marker_reads_back_whole_and_takes_no_co
         assert listed is not None
         summary = json.loads(listed)
         assert summary["status"] == "archived" and summary["version"] == len(before.events) + 1
-        assert summary["scores"] == history.fold(before).result.scores  # type: ignore[union-attr]
+        result = history.fold(before).result
+        assert result is not None and summary["scores"] == result.scores
         # The summary still says which data the game was played with (the page draws it with that).
         assert summary["data_version"] == history.fold(before).data_version == "sentient-data-1"
 
