@@ -550,15 +550,14 @@ async def test_the_lobby_without_its_catalog_still_lists_the_games(stack: Stack,
         await api.close()
 
 
-async def test_a_second_file_opens_at_its_own_last_version(no_redis: GatewayService, browser: Browser) -> None:
-    """A file dropped while another is shown opens at its own last version: the version in the URL
-    belonged to the file before it."""
+async def two_files(page: Any, url: str) -> tuple[int, int]:
+    """Open a Sentient file at `url`/open, move to its middle version, drop a Mechanica file on it:
+    (that middle version, the Mechanica file's last), with the second file shown."""
     (sentient,) = GOLDEN.glob("sentient-*p.jsonl")
     (mechanica,) = GOLDEN.glob("mechanica-*p.jsonl")
     last_s = len(history.parse_export(sentient.read_bytes().splitlines())[1].events)
     last_m = len(history.parse_export(mechanica.read_bytes().splitlines())[1].events)
-    page, _seen = await browser.page()
-    await page.goto(no_redis.url + "/open")
+    await page.goto(url + "/open")
     await page.set_input_files("#file", str(sentient))
     await board(page, last_s)
     earlier = min(last_s, last_m) // 2
@@ -568,6 +567,14 @@ async def test_a_second_file_opens_at_its_own_last_version(no_redis: GatewayServ
     await drop(page, mechanica.read_text(), "other.jsonl")  # dropped on the file shown
     await page.locator("section.game[data-title='mechanica']").wait_for()
     await board(page, last_m)
+    return earlier, last_m
+
+
+async def test_a_second_file_opens_at_its_own_last_version(no_redis: GatewayService, browser: Browser) -> None:
+    """A file dropped while another is shown opens at its own last version: the version in the URL
+    belonged to the file before it."""
+    page, _seen = await browser.page()
+    _earlier, last_m = await two_files(page, no_redis.url)
     assert page.url.endswith(f"/open#v={last_m}")
 
 
@@ -577,20 +584,8 @@ async def test_back_and_forward_show_the_file_each_entry_was_made_for(
     """The user opens a file, then a second, then one that is not a game file: Back shows the second,
     then the first at the version it was left at (nothing opened is lost to the bad file); Forward
     goes the same way back."""
-    (sentient,) = GOLDEN.glob("sentient-*p.jsonl")
-    (mechanica,) = GOLDEN.glob("mechanica-*p.jsonl")
-    last_s = len(history.parse_export(sentient.read_bytes().splitlines())[1].events)
-    last_m = len(history.parse_export(mechanica.read_bytes().splitlines())[1].events)
     page, _seen = await browser.page()
-    await page.goto(no_redis.url + "/open")
-    await page.set_input_files("#file", str(sentient))
-    await board(page, last_s)
-    earlier = last_s // 2
-    await page.locator("#version").fill(str(earlier))
-    await board(page, earlier)
-    await drop(page, mechanica.read_text(), "other.jsonl")
-    await page.locator("section.game[data-title='mechanica']").wait_for()
-    await board(page, last_m)
+    earlier, last_m = await two_files(page, no_redis.url)
     await drop(page, "this is not a game file\n", "notes.jsonl")
     await page.locator("main p.error[role='alert']").wait_for()
 
