@@ -10,6 +10,7 @@ that contradicts itself stops the import (start-up) with `GameSpecError` naming 
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -157,7 +158,18 @@ def _admit_variant_files(text: str) -> None:
         except GameSpecError as exc:
             raise GameSpecError(f"{VARIANT_DATA_ENV}: {path}: {exc}") from exc
         if admitted is rules:
+            if spec.catalog_data is not None and not _reads_files(spec.catalog_data):
+                # The page draws a game from its catalog: it could not draw this variant's games.
+                raise GameSpecError(f"{VARIANT_DATA_ENV}: {name}'s catalog_data reads no other data file")
             VARIANT_FILES[(name, rules.data_version)] = path
+
+
+def _reads_files(catalog_data: Callable[..., Any]) -> bool:
+    try:
+        inspect.signature(catalog_data).bind(Path())
+    except TypeError:
+        return False
+    return True
 
 
 def earlier_rules(spec: GameSpec) -> dict[str, Rules[Any]]:

@@ -69,11 +69,12 @@ async def test_a_10_mb_body_gets_413_without_touching_redis(bare: Bare) -> None:
 
 @pytest.fixture
 async def limited(bare: Bare) -> AsyncIterator[list[GatewayService]]:
-    """Two more gateways on the same Redis with tight limits: per address 8 a day, per credential 3
-    a day. Days, not minutes: the sliding window counter weighs the window before by the time left
-    of it, so a burst that straddles a boundary counts a little less than whole after it and one
-    request more goes through (seen in CI with a file limit of "3/minute" when the minute turned)."""
-    tight = GatewaySettings(port=0, rate_limit="8/day", client_rate_limit="3/day")
+    """Two more gateways on the same Redis with tight limits: per address 8, per credential 3, each
+    per 1000 days. Not per minute: the sliding window counter weighs the window before by the time
+    left of it, so right after a window boundary a burst counts as a little less than whole and one
+    request more goes through (seen in CI with a file limit of "3/minute" when the minute turned;
+    the in-memory counter's windows start on fixed boundaries, a day's at midnight UTC)."""
+    tight = GatewaySettings(port=0, rate_limit="8/1000 days", client_rate_limit="3/1000 days")
     started = []
     for _ in range(2):
         gw = GatewayService(bare.settings, bare.redis_url, tight)
@@ -105,7 +106,7 @@ async def test_a_burst_gets_429_counted_across_gateways(limited: list[GatewaySer
 
 async def test_the_client_limit_is_per_credential(bare: Bare) -> None:
     gw = GatewayService(
-        bare.settings, bare.redis_url, GatewaySettings(port=0, rate_limit="", client_rate_limit="3/day")
+        bare.settings, bare.redis_url, GatewaySettings(port=0, rate_limit="", client_rate_limit="3/1000 days")
     )
     await gw.start()
     try:
@@ -144,7 +145,7 @@ async def test_commands_on_a_seat_socket_count_against_the_client_limit(stack: S
         seat = await api.join(game_id, 0, "alice")
     finally:
         await api.close()
-    tight = GatewaySettings(port=0, rate_limit="", client_rate_limit="4/day")
+    tight = GatewaySettings(port=0, rate_limit="", client_rate_limit="4/1000 days")
     gw = GatewayService(stack.settings, stack.gateway.deps.url, tight)
     await gw.start()
     try:

@@ -224,9 +224,9 @@ async def test_a_game_file_is_replayed_and_audited_as_the_game_in_redis(stack: S
 
 @pytest.fixture
 async def tight(bare: Bare) -> AsyncIterator[GatewayService]:
-    # A day, not a minute: see tests/gateway/test_limits.py's `limited` (a CI run let the fourth of
+    # Not per minute: see tests/gateway/test_limits.py's `limited` (a CI run let the fourth of
     # "3/minute" through when the minute turned between the third and the fourth).
-    settings = msgspec.structs.replace(OPEN, max_file_bytes=4096, file_rate_limit="3/day")
+    settings = msgspec.structs.replace(OPEN, max_file_bytes=4096, file_rate_limit="3/1000 days")
     gw = GatewayService(bare.settings, bare.redis_url, settings)
     await gw.start()
     yield gw

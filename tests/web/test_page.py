@@ -604,6 +604,41 @@ async def test_back_and_forward_show_the_file_each_entry_was_made_for(
     assert not await page.locator("section.game").count()
 
 
+async def test_an_open_link_shows_the_last_file_and_keeps_showing_it(
+    no_redis: GatewayService, browser: Browser
+) -> None:
+    """After "Open a file" (a link, no file of its own) showed the last file, a file dropped since
+    does not take that entry over: Back shows the file the link showed."""
+    page, _seen = await browser.page()
+    await two_files(page, no_redis.url)
+    await page.go_back()  # the first file: the link shows the last opened, not the last shown
+    await page.locator("section.game[data-title='sentient']").wait_for()
+    await page.locator("nav a[href='/open']").click()
+    await page.locator("section.game[data-title='mechanica']").wait_for()
+    (artifacts,) = GOLDEN.glob("artifacts-*p.jsonl")
+    await drop(page, artifacts.read_text(), "third.jsonl")
+    await page.locator("section.game[data-title='artifacts']").wait_for()
+    await page.go_back()
+    await page.locator("section.game[data-title='mechanica']").wait_for()
+
+
+async def test_after_a_reload_an_entry_whose_file_is_gone_asks_for_one(
+    no_redis: GatewayService, browser: Browser
+) -> None:
+    """The files opened live as long as the page: after a reload, the entries made for them show the
+    picker, never a file opened since that happens to take the same place."""
+    page, _seen = await browser.page()
+    await two_files(page, no_redis.url)
+    await page.reload()
+    await page.locator("[data-dropzone]").wait_for()
+    (sentient,) = GOLDEN.glob("sentient-*p.jsonl")
+    await page.set_input_files("#file", str(sentient))
+    await page.locator("section.game[data-title='sentient']").wait_for()
+    await page.go_back()  # the first file's entry, from before the reload
+    await page.locator("[data-dropzone]").wait_for()
+    assert not await page.locator("section.game").count()
+
+
 async def test_a_file_of_a_game_and_the_game_are_different_pages(stack: Stack, browser: Browser) -> None:
     """The user views a finished game, drops its downloaded file (the same game id) and presses
     Back: the game from the gateway is shown again at its own URL, not the file's view."""

@@ -13,11 +13,13 @@ import { showLobby } from "./lobby.js";
 const main = document.getElementById("main");
 let leave = () => {};
 // Every file opened while the page lives, by number: each /open history entry names its file in its
-// state ({file: n}), so that Back and Forward show the file an entry was made for, and a file that
-// fails to open loses none opened before it. `opened` is the last one that opened, for an /open
-// reached without a file of its own (a link, a typed address).
+// state ({load, file: n}), so that Back and Forward show the file an entry was made for, and a file
+// that fails to open loses none opened before it. `load` tells this page load's entries from those
+// a reload left in the history, whose files are gone (their numbers would name this load's files).
+// `openedN` is the last file that opened, for an /open reached without a file (a link, an address).
+const LOAD = `${Date.now()}-${Math.random()}`;
 const files = new Map();
-let opened = null;
+let openedN = 0;
 
 let routed = 0;
 // A view whose answers come after the user has moved on (a slow gateway, a Back pressed while it
@@ -55,10 +57,16 @@ async function route() {
   }
 }
 
-// The file the current history entry was made for (its state's number), else the last opened.
+// The file the current history entry was made for; an entry made without one takes the last file
+// opened, and keeps it (Back to it later shows that file, not whichever opened since).
 function entryFile() {
-  const n = history.state?.file;
-  return n === undefined ? opened : (files.get(n) ?? null);
+  const state = history.state ?? {};
+  if (state.file === undefined) {
+    if (!openedN) return null;
+    history.replaceState({ ...state, load: LOAD, file: openedN }, "");
+    return files.get(openedN);
+  }
+  return state.load === LOAD ? (files.get(state.file) ?? null) : null;
 }
 
 let fileShown = null; // { routed, source }: the file view the router drew last
@@ -75,15 +83,16 @@ async function openFile(file) {
   if (!file) return;
   const bytes = await file.arrayBuffer();
   const source = new FileSource(file.name, bytes);
+  const bare = location.pathname === "/open" && !entryFile();
   const n = files.size + 1;
   files.set(n, source);
   leave();
   leave = () => {};
-  const bare = location.pathname === "/open" && !entryFile();
-  if (bare) history.replaceState({ file: n }, "", "/open");
-  else history.pushState({ file: n }, "", "/open");
+  if (bare) history.replaceState({ load: LOAD, file: n }, "", "/open");
+  else history.pushState({ load: LOAD, file: n }, "", "/open");
   await openSource(source);
-  if (source.gameId !== undefined) opened = source; // it opened (FileSource.open read its header)
+  // It opened (FileSource.open read its header); a file chosen after it that opened first stays the last.
+  if (source.gameId !== undefined && n > openedN) openedN = n;
 }
 
 function picker() {
