@@ -10,7 +10,6 @@ that contradicts itself stops the import (start-up) with `GameSpecError` naming 
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -20,7 +19,7 @@ from typing import Any
 from contracts import registry
 from games.base import Rules
 from games.bots import Bot, RandomBot
-from games.spec import GameSpec, GameSpecError, same_code
+from games.spec import GameSpec, GameSpecError, reads_data_files, same_code
 
 PACKAGES: tuple[str, ...] = ("games.sentient", "games.prosperity", "games.mechanica", "games.artifacts")
 EXTRA_PACKAGES_ENV = "DICESTREAM_GAME_PACKAGES"
@@ -158,18 +157,10 @@ def _admit_variant_files(text: str) -> None:
         except GameSpecError as exc:
             raise GameSpecError(f"{VARIANT_DATA_ENV}: {path}: {exc}") from exc
         if admitted is rules:
-            if spec.catalog_data is not None and not _reads_files(spec.catalog_data):
+            if spec.catalog_data is not None and not reads_data_files(spec.catalog_data):
                 # The page draws a game from its catalog: it could not draw this variant's games.
                 raise GameSpecError(f"{VARIANT_DATA_ENV}: {name}'s catalog_data reads no other data file")
             VARIANT_FILES[(name, rules.data_version)] = path
-
-
-def _reads_files(catalog_data: Callable[..., Any]) -> bool:
-    try:
-        inspect.signature(catalog_data).bind(Path())
-    except TypeError:
-        return False
-    return True
 
 
 def earlier_rules(spec: GameSpec) -> dict[str, Rules[Any]]:

@@ -237,11 +237,8 @@ class GameSpec:
         unshipped = [f for f in self.earlier_data.values() if f not in self.data_files]
         if unshipped:
             raise GameSpecError(f"{name}: earlier data files {unshipped} must be listed in data_files too")
-        if self.earlier_data and self.catalog_data is not None:
-            try:
-                inspect.signature(self.catalog_data).bind(Path())
-            except TypeError as exc:
-                raise GameSpecError(f"{name}: with earlier_data, catalog_data must take a data file's Path") from exc
+        if self.earlier_data and self.catalog_data is not None and not reads_data_files(self.catalog_data):
+            raise GameSpecError(f"{name}: with earlier_data, catalog_data must take a data file's Path")
         taken = [k for k in self.bots if k in RESERVED_BOTS or not k.isidentifier() or not k.islower()]
         if taken:
             raise GameSpecError(
@@ -251,3 +248,13 @@ class GameSpec:
             raise GameSpecError(f"{name}: {self.rules.data_version!r} is the current data, not an earlier one")
         if self.bots_on is not None and set(self.bots_on(self.rules).bots) != set(self.bots):
             raise GameSpecError(f"{name}: bots_on must offer the bot kinds bots declares ({', '.join(self.bots)})")
+
+
+def reads_data_files(catalog_data: Callable[..., Any]) -> bool:
+    """Whether a spec's catalog_data takes a data file's Path (the page draws games on earlier or
+    variant data from that file), not only the current data."""
+    try:
+        inspect.signature(catalog_data).bind(Path())
+    except TypeError:
+        return False
+    return True

@@ -3,6 +3,7 @@ judged and read there, under the variant's own data_version, and never confused 
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,14 @@ def test_the_page_draws_a_named_variants_game_with_the_variants_data(tmp_path: P
     assert workshops["capital"] == 2  # the variant's value; the current data's is 1
     [current] = [t for t in page_catalog("prosperity").data["tiles"] if t["id"] == "workshops"]
     assert current["capital"] == 1
+
+
+def test_a_variant_the_page_could_not_draw_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A plug-in game whose catalog publishes only its current data: its variants' boards would be
+    # drawn with the wrong names and values, so the environment may not name one.
+    variant = _variant(tmp_path, "mechanica-try", 9)
+    spec = catalog.SPECS["mechanica"]
+    monkeypatch.setitem(catalog.SPECS, "mechanica", dataclasses.replace(spec, catalog_data=lambda: {}))
+    with pytest.raises(GameSpecError, match="mechanica's catalog_data reads no other data file"):
+        catalog._admit_variant_files(f"mechanica={tmp_path / 'mechanica-try-9.toml'}")
+    assert ("mechanica", variant.data_version) not in catalog.VARIANT_FILES
