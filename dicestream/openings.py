@@ -112,10 +112,11 @@ def openings(
             opened.add_row(str(o.position), " + ".join(o.items) or "(nothing)", str(o.games), f"{o.share:.2f}")
     console.print(opened)
     items = Table(title=f"Taken in at least {r.min_share:g} of the games: how often a seat that took it won")
-    for name in ("thing", "games", "takers", "by position", "won"):
+    for name in ("thing", "games", "takers", "by position", "won", "won by position"):
         items.add_column(name, justify="left" if name == "thing" else "right")
     for i in r.items:
-        items.add_row(i.item, str(i.games), str(i.takers), " / ".join(map(str, i.by_position)), f"{i.share:.2f}")
+        by = " / ".join(f"{w / t:.2f}" if t else "–" for w, t in zip(i.wins_by_position, i.by_position, strict=True))
+        items.add_row(i.item, str(i.games), str(i.takers), " / ".join(map(str, i.by_position)), f"{i.share:.2f}", by)
     console.print(items)
     wrote = Table(title="Events naming a seat, a game on average, by position")
     wrote.add_column("event", justify="left")

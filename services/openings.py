@@ -63,7 +63,9 @@ class Opening(msgspec.Struct, frozen=True, kw_only=True):
 class ItemRow(msgspec.Struct, frozen=True, kw_only=True):
     """The games `item` was taken in, the seats that took it at least once in a game (`takers`, per
     position: more than the games where several seats may take one, as Mechanica's trucks) and
-    their win share."""
+    their win share. `wins_by_position` splits the takers' wins by position, so that a position's
+    wins in the games it did not take the item are its `PositionRow.wins` less these: whether a
+    race for one tile is what puts a position ahead."""
 
     item: str
     games: int
@@ -71,6 +73,7 @@ class ItemRow(msgspec.Struct, frozen=True, kw_only=True):
     by_position: list[int]
     wins: float
     share: float
+    wins_by_position: list[float]
 
 
 class Openings(msgspec.Struct, frozen=True, kw_only=True):
@@ -257,7 +260,7 @@ def _tally(
     written_in: dict[str, int] = defaultdict(int)
     opened: dict[tuple[int, tuple[str, ...]], list[float]] = defaultdict(lambda: [0, 0.0])
     takers: dict[str, list[int]] = defaultdict(lambda: [0] * n)
-    taker_wins: dict[str, float] = defaultdict(float)
+    taker_wins: dict[str, list[float]] = defaultdict(lambda: [0.0] * n)
     taken_in: dict[str, int] = defaultdict(int)
     for g in played:
         for item in {i for things in g.taken.values() for i in things}:
@@ -277,7 +280,7 @@ def _tally(
             row[1] += won
             for item in set(took):
                 takers[item][position] += 1
-                taker_wins[item] += won
+                taker_wins[item][position] += won
     games = len(played)
     positions = [
         PositionRow(
@@ -304,8 +307,9 @@ def _tally(
             games=taken_in[item],
             takers=sum(by),
             by_position=by,
-            wins=taker_wins[item],
-            share=taker_wins[item] / sum(by),
+            wins=sum(taker_wins[item]),
+            share=sum(taker_wins[item]) / sum(by),
+            wins_by_position=taker_wins[item],
         )
         for item, by in takers.items()
         if taken_in[item] >= floor

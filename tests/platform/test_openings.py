@@ -102,7 +102,7 @@ def test_openings_and_takers_are_what_the_events_say(tmp_path: Path) -> None:
     opened: Counter[tuple[int, tuple[str, ...]]] = Counter()
     opened_wins: dict[tuple[int, tuple[str, ...]], float] = defaultdict(float)
     takers: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    taker_wins: dict[str, float] = defaultdict(float)
+    taker_wins: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     written: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     written_in: Counter[str] = Counter()
     raw = _raw(tmp_path / "kept")
@@ -118,7 +118,7 @@ def test_openings_and_takers_are_what_the_events_say(tmp_path: Path) -> None:
             opened_wins[key] += won
             for tile in set(bought.get(seat, [])):
                 takers[tile][position] += 1
-                taker_wins[tile] += won
+                taker_wins[tile][position] += won
     assert {(o["position"], tuple(o["items"])): o["games"] for o in doc["openings"]} == dict(opened)
     for o in doc["openings"]:
         assert o["wins"] == pytest.approx(opened_wins[o["position"], tuple(o["items"])])
@@ -131,7 +131,13 @@ def test_openings_and_takers_are_what_the_events_say(tmp_path: Path) -> None:
     assert "prosperity.TileBought" in written
     for i in doc["items"]:
         assert i["takers"] == sum(i["by_position"])
-        assert i["share"] == pytest.approx(taker_wins[i["item"]] / i["takers"])
+        assert i["share"] == pytest.approx(sum(taker_wins[i["item"]]) / i["takers"])
+        # The takers' wins by position: a position's wins less these are its wins without the tile.
+        assert i["wins_by_position"] == pytest.approx(taker_wins[i["item"]])
+        assert sum(i["wins_by_position"]) == pytest.approx(i["wins"])
+        for position, won in enumerate(i["wins_by_position"]):
+            assert 0 <= won <= doc["positions"][position]["wins"] + 1e-9
+            assert won <= i["by_position"][position]
     # Listed most played first within a position, and takers from the highest win share down.
     for position in range(3):
         games = [o["games"] for o in doc["openings"] if o["position"] == position]
