@@ -26,7 +26,7 @@ from games import match as m
 from games.catalog import EARLIER, GAMES, GREEDY, SPECS
 from games.play import play_game
 from services.history import export_lines, parse_export
-from services.openings import judged_states, read_game
+from services.openings import ReadGame, _tally, judged_states, read_game
 from services.selfplay import replay_commands
 
 
@@ -147,6 +147,29 @@ def test_openings_and_takers_are_what_the_events_say(tmp_path: Path) -> None:
     # --min-share keeps exactly the things whose takers reach that share of the games.
     half = _openings(str(tmp_path / "kept"), "--min-share", "0.5")
     assert {i["item"] for i in half["items"]} == {t for t, by in takers.items() if sum(by) >= 15}
+
+
+def test_several_takers_in_one_game_split_their_wins_by_position() -> None:
+    # Given two games where several seats took a big truck (Mechanica's trucks are not unique),
+    # one won alone and one shared: seats listed in order of play, so positions differ from seats.
+    games = [
+        ReadGame(
+            order=[1, 0, 2],
+            winners=[0, 2],
+            taken={0: ["big truck"], 1: ["big truck", "fork"]},
+            scores=[5, 3, 5],
+            wrote={},
+        ),
+        ReadGame(order=[0, 1, 2], winners=[1], taken={1: ["big truck"]}, scores=[1, 4, 2], wrote={}),
+    ]
+    r = _tally("mechanica", 3, games, 0, 0, ["mechanica-data-2"], 2, 0.0)
+    (truck,) = [i for i in r.items if i.item == "big truck"]
+    # Then each taker's win goes to its own position, a shared win by halves.
+    assert (truck.games, truck.takers, truck.by_position) == (2, 3, [1, 2, 0])
+    assert truck.wins_by_position == [0.0, 1.5, 0.0]
+    assert (truck.wins, truck.share) == (1.5, 0.5)
+    # And a position's wins less its takers' are its wins without the thing: the last position's half.
+    assert [p.wins - w for p, w in zip(r.positions, truck.wins_by_position, strict=True)] == [0.0, 0.0, 0.5]
 
 
 def test_an_event_is_counted_in_the_games_it_was_written_in(tmp_path: Path) -> None:
@@ -292,6 +315,8 @@ def test_the_tables_are_printed_for_people(tmp_path: Path) -> None:
     ):
         assert title in done.output
     assert "upgraded" in done.output and "mean score" in done.output
+    # The takers' win share per position, a dash where no seat in that position took the thing.
+    assert "won by position" in done.output and "/ –" in done.output
     # --top 1: one opening row a position.
     doc = _openings(str(tmp_path / "kept"))
     shown = [o for o in doc["openings"] if " + ".join(o["items"]) in done.output]
